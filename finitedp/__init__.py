@@ -1,0 +1,61 @@
+"""finitedp: differential privacy on finite computers, in exact arithmetic.
+
+The reference implementation of Balcer & Vadhan, *Differential Privacy on
+Finite Computers* (JPC 2019): every sampler uses integers and rationals only,
+draws its randomness from one oracle ``uniform(d)``, and runs in time bounded
+from public parameters.  :mod:`finitedp.checker` computes exact output
+distributions, so the library checks its own theorems.
+
+>>> from finitedp import FastSample, SeededSource
+>>> sampler = FastSample(n=100, epsilon="1/2", gamma="1/1000")
+>>> 0 <= sampler.sample(42, rng=SeededSource(b"doc")) <= 100
+True
+"""
+
+from .errors import (
+    CheckerLimitError,
+    FiniteDPError,
+    FloatParameterError,
+    OracleError,
+    ParameterError,
+    ParameterTypeError,
+    TapeError,
+)
+from .fastsample import FastSample
+from .geometric import GeometricMechanism
+from .geosample import GeoSample
+from .mixing import Mixture, satisfies_condition_1
+from .oracle import (
+    RandomSource,
+    RecordingSource,
+    ReplaySource,
+    SeededSource,
+    SystemRandomSource,
+    default_source,
+)
+from .ratio import GeometricRatio
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CheckerLimitError",
+    "FastSample",
+    "FiniteDPError",
+    "FloatParameterError",
+    "GeoSample",
+    "GeometricMechanism",
+    "GeometricRatio",
+    "Mixture",
+    "OracleError",
+    "ParameterError",
+    "ParameterTypeError",
+    "RandomSource",
+    "RecordingSource",
+    "ReplaySource",
+    "SeededSource",
+    "SystemRandomSource",
+    "TapeError",
+    "__version__",
+    "default_source",
+    "satisfies_condition_1",
+]

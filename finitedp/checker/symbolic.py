@@ -1,0 +1,644 @@
+"""Exact enumeration of a randomized function over every outcome of its oracle calls.
+
+Paper: BV Section 2.4 (the oracle ``uniform(d)``); the checker computes the
+output distribution of a mechanism exactly, as a ``Fraction`` per output.
+
+:func:`explore` runs ``fn(*args, rng=source, **kwargs)`` against an
+:class:`EnumeratingSource`, whose ``uniform(d)`` returns a
+:class:`SymbolicDraw` instead of an int.  A symbolic draw stands for
+``U ~ Unif([1, d])`` restricted to the interval ``[lo, hi]`` that the
+current path allows (initially ``[1, d]``).  Operations on it:
+
+* comparisons (``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``, also reflected
+  ones such as ``mpz(5) < u`` and ``bisect``) with exact rationals answer
+  without branching when ``[lo, hi]`` decides them, and otherwise branch: the
+  path takes one side and the interval shrinks.  ``==`` and ``!=`` branch
+  three ways (below, equal, above) so that every branch is an interval;
+* ``u + k``, ``k + u`` and ``u - k`` with ``k`` an integer give a view of the
+  same draw shifted by ``k``, with all the same operations;
+* ``v // q``, ``v % q`` and ``divmod(v, q)`` with ``q`` a positive integer
+  branch on the quotient, one branch per quotient value the interval allows;
+  the remainder is again a view;
+* anything else (``u * 2``, ``int(u)``, ``hash(u)``, indexing, ``str(u)``,
+  comparing two different draws, arithmetic with ``Fraction``) *concretizes*
+  the draw: the path branches over every value left in ``[lo, hi]`` and the
+  operation proceeds on a plain int.  This is refused with
+  :class:`~finitedp.errors.CheckerLimitError` when more than ``limit``
+  values are left, which is why a mechanism drawing from a ``d`` of thousands
+  of bits must only compare its draws with integers.
+
+Branching works by re-execution.  The explorer keeps the list of decisions
+taken so far; each run replays that prefix, takes the first option at every
+new branch point, and the untaken options are visited by later runs in
+depth-first order (an odometer over the decisions).  Each leaf of the
+computation tree is reached exactly once.  **fn must therefore be
+deterministic given its draws**: no other randomness, no state carried from
+one call to the next.  A replay that meets a different branch point is
+detected and raises :class:`ExplorationError`.
+
+Counters recorded in each :class:`Path`, per draw: ``comparisons`` counts
+every comparison operator applied to the draw or to a view of it, decided or
+not (a comparison of two different draws counts once on each);
+``divisions`` counts ``//``, ``%`` and ``divmod``; ``concretizations``
+counts the uses that needed a concrete value.  The comparisons that
+``divmod`` and concretization make internally are not counted.
+
+If ``fn`` returns a symbolic draw, or a tuple or list holding some, they are
+concretized before the run ends, so ``return rng.uniform(3)`` works.
+
+>>> def coin(rng):
+...     return rng.uniform(6) <= 2
+>>> exact_distribution(coin)
+{True: Fraction(1, 3), False: Fraction(2, 3)}
+>>> huge = 2**4000
+>>> exact_distribution(lambda rng: (rng.uniform(huge) - 1) // (huge // 4))
+{0: Fraction(1, 4), 1: Fraction(1, 4), 2: Fraction(1, 4), 3: Fraction(1, 4)}
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Generic, TypeVar, cast
+
+from ..errors import CheckerLimitError, FiniteDPError, OracleError, ParameterError
+from ..params import check_positive_int, short_int
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DrawRecord",
+    "EnumeratingSource",
+    "ExplorationError",
+    "Path",
+    "SymbolicDraw",
+    "exact_distribution",
+    "explore",
+]
+
+#: Default bound on the values a concretization or division may branch over,
+#: and on the number of leaves an exploration may visit.
+DEFAULT_LIMIT = 10**6
+
+_LT, _LE, _GT, _GE = range(4)
+
+_T = TypeVar("_T")
+_H = TypeVar("_H", bound=Hashable)
+
+
+class ExplorationError(FiniteDPError, RuntimeError):
+    """The explored function broke the checker's assumptions (e.g. it is not deterministic)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRecord:
+    """One oracle call on a path: ``uniform(d)`` restricted to ``[lo, hi]``."""
+
+    d: int
+    lo: int
+    hi: int
+
+    @property
+    def size(self) -> int:
+        """The number of values ``hi - lo + 1`` the path allows."""
+        return self.hi - self.lo + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Path(Generic[_T]):
+    """One leaf of the computation tree.
+
+    Attributes:
+        output: what ``fn`` returned on this path.
+        probability: the product over the draws of ``(hi - lo + 1) / d``.
+        draws: the draws in call order, each with its final interval.
+        comparisons: per draw, the comparison operators applied to it.
+        divisions: per draw, the ``//``, ``%`` and ``divmod`` applied to it.
+        concretizations: per draw, the uses that needed a concrete value.
+    """
+
+    output: _T
+    probability: Fraction
+    draws: tuple[DrawRecord, ...]
+    comparisons: tuple[int, ...]
+    divisions: tuple[int, ...]
+    concretizations: tuple[int, ...] = ()
+
+
+class _Draw:
+    """The mutable state of one oracle call during one run."""
+
+    __slots__ = ("alive", "comparisons", "concretizations", "d", "divisions", "hi", "lo", "source")
+
+    def __init__(self, source: EnumeratingSource, d: int) -> None:
+        self.source = source
+        self.d = d
+        self.lo = 1
+        self.hi = d
+        self.alive = True
+        self.comparisons = 0
+        self.divisions = 0
+        self.concretizations = 0
+
+    def at_most(self, t: int) -> bool:
+        """Decide ``U <= t``, branching if the interval does not decide it."""
+        if self.hi <= t:
+            return True
+        if t < self.lo:
+            return False
+        if self.source._choose(2) == 0:
+            self.hi = t
+            return True
+        self.lo = t + 1
+        return False
+
+    def equals(self, t: int) -> bool:
+        """Decide ``U == t``, branching below / equal / above as needed."""
+        lo, hi = self.lo, self.hi
+        if t < lo or t > hi:
+            return False
+        if lo == hi:
+            return True
+        choice = self.source._choose(1 + (lo < t) + (t < hi))
+        if lo < t:
+            if choice == 0:
+                self.hi = t - 1
+                return False
+            choice -= 1
+        if choice == 0:
+            self.lo = self.hi = t
+            return True
+        self.lo = t + 1
+        return False
+
+    def pick(self) -> int:
+        """Branch over every value left in the interval; return this path's value."""
+        size = self.hi - self.lo + 1
+        self.source._require_within_limit(size, "values", "concretize")
+        value = self.lo + self.source._choose(size)
+        self.lo = self.hi = value
+        return value
+
+    def record(self) -> DrawRecord:
+        """This draw's final state."""
+        return DrawRecord(self.d, self.lo, self.hi)
+
+
+def _as_rational(value: object) -> tuple[int, int] | None:
+    """``(numerator, denominator)`` of an exact rational, else None."""
+    if isinstance(value, numbers.Rational):
+        return int(value.numerator), int(value.denominator)
+    return None
+
+
+def _as_integer(value: object) -> int | None:
+    if type(value) is int:
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return None
+
+
+_ORDER_OPS: tuple[Callable[[Any, Any], Any], ...] = (
+    operator.lt,
+    operator.le,
+    operator.gt,
+    operator.ge,
+)
+
+
+def _concretizing(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[..., Any]:
+    """A binary dunder method that concretizes the draw and then applies ``op``."""
+    if reflected:
+        return lambda self, other: op(other, self._concretize())
+    return lambda self, other: op(self._concretize(), other)
+
+
+def _concretizing_unary(op: Callable[[int], Any]) -> Callable[..., Any]:
+    """A unary dunder method that concretizes the draw and then applies ``op``."""
+    return lambda self: op(self._concretize())
+
+
+class SymbolicDraw:
+    """A view ``U + offset`` of a symbolic oracle draw ``U``.
+
+    See the module docstring for which operations branch, which are decided
+    without branching and which concretize.  ``repr`` never branches.
+    """
+
+    __slots__ = ("_base", "_offset")
+
+    def __init__(self, base: _Draw, offset: int = 0) -> None:
+        self._base = base
+        self._offset = offset
+
+    @property
+    def finitedp_symbolic_domain(self) -> int:
+        """The ``d`` of the oracle call; :func:`finitedp.oracle.draw` checks it."""
+        return self._base.d
+
+    @property
+    def offset(self) -> int:
+        """The constant this view adds to the draw."""
+        return self._offset
+
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """The smallest and largest value this view can still take on the current path."""
+        return self._base.lo + self._offset, self._base.hi + self._offset
+
+    def _live(self) -> _Draw:
+        base = self._base
+        if not base.alive:
+            raise ExplorationError(
+                "a symbolic draw was used after the run that made it ended; "
+                "fn must not keep draws between calls, and should return plain values"
+            )
+        return base
+
+    def _concretize(self) -> int:
+        base = self._live()
+        base.concretizations += 1
+        return base.pick() + self._offset
+
+    # -- comparisons ---------------------------------------------------------
+
+    def _order(self, other: object, op: int) -> bool | None:
+        """Decide ``self OP other``; None when ``other`` is not a number."""
+        base = self._live()
+        base.comparisons += 1
+        if type(other) is int:
+            num, den = other - self._offset, 1
+        else:
+            fraction = _as_rational(other)
+            if fraction is None:
+                return self._order_fallback(other, op)
+            num, den = fraction[0] - self._offset * fraction[1], fraction[1]
+        # U + offset OP num/den; strict bounds use ceil(x) - 1, the others floor(x).
+        t = -(-num // den) - 1 if op in (_LT, _GE) else num // den
+        below = base.at_most(t)
+        return below if op <= _LE else not below
+
+    def _order_fallback(self, other: object, op: int) -> bool | None:
+        if isinstance(other, SymbolicDraw) and other._base is self._base:
+            return bool(_ORDER_OPS[op](self._offset, other._offset))
+        if isinstance(other, SymbolicDraw | numbers.Number):
+            return bool(_ORDER_OPS[op](self._concretize(), other))
+        return None
+
+    def __lt__(self, other: object) -> bool:
+        result = self._order(other, _LT)
+        return NotImplemented if result is None else result
+
+    def __le__(self, other: object) -> bool:
+        result = self._order(other, _LE)
+        return NotImplemented if result is None else result
+
+    def __gt__(self, other: object) -> bool:
+        result = self._order(other, _GT)
+        return NotImplemented if result is None else result
+
+    def __ge__(self, other: object) -> bool:
+        result = self._order(other, _GE)
+        return NotImplemented if result is None else result
+
+    def __eq__(self, other: object) -> bool:
+        base = self._live()
+        base.comparisons += 1
+        if type(other) is int:
+            return base.equals(other - self._offset)
+        fraction = _as_rational(other)
+        if fraction is not None:
+            num, den = fraction
+            return den == 1 and base.equals(num - self._offset)
+        if isinstance(other, SymbolicDraw) and other._base is base:
+            return self._offset == other._offset
+        if isinstance(other, SymbolicDraw | numbers.Number):
+            return bool(self._concretize() == other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        if equal is NotImplemented:
+            return NotImplemented
+        return not equal
+
+    def __bool__(self) -> bool:
+        return self != 0
+
+    # -- offsets and division ------------------------------------------------
+
+    def _shifted(self, k: int) -> SymbolicDraw:
+        return SymbolicDraw(self._live(), self._offset + k)
+
+    def __add__(self, other: object) -> Any:
+        k = _as_integer(other)
+        return operator.add(self._concretize(), other) if k is None else self._shifted(k)
+
+    def __radd__(self, other: object) -> Any:
+        k = _as_integer(other)
+        return operator.add(other, self._concretize()) if k is None else self._shifted(k)
+
+    def __sub__(self, other: object) -> Any:
+        k = _as_integer(other)
+        return operator.sub(self._concretize(), other) if k is None else self._shifted(-k)
+
+    def __rsub__(self, other: object) -> Any:
+        return operator.sub(other, self._concretize())
+
+    def _divide(self, q: int) -> tuple[int, SymbolicDraw]:
+        base = self._live()
+        base.divisions += 1
+        offset = self._offset
+        low = (base.lo + offset) // q
+        count = (base.hi + offset) // q - low + 1
+        base.source._require_within_limit(count, "quotients", f"divide by {short_int(q)}")
+        quotient = low + base.source._choose(count)
+        start = quotient * q - offset
+        base.lo = max(base.lo, start)
+        base.hi = min(base.hi, start + q - 1)
+        return quotient, SymbolicDraw(base, -start)
+
+    def _divisor(self, other: object) -> int | None:
+        q = _as_integer(other)
+        if q == 0:
+            raise ZeroDivisionError("integer division or modulo by zero")
+        return q if q is not None and q > 0 else None
+
+    def __divmod__(self, other: Any) -> Any:
+        q = self._divisor(other)
+        return divmod(self._concretize(), other) if q is None else self._divide(q)
+
+    def __floordiv__(self, other: object) -> Any:
+        q = self._divisor(other)
+        return operator.floordiv(self._concretize(), other) if q is None else self._divide(q)[0]
+
+    def __mod__(self, other: object) -> Any:
+        q = self._divisor(other)
+        return operator.mod(self._concretize(), other) if q is None else self._divide(q)[1]
+
+    # -- everything else concretizes -----------------------------------------
+
+    def __int__(self) -> int:
+        return self._concretize()
+
+    def __index__(self) -> int:
+        return self._concretize()
+
+    def __hash__(self) -> int:
+        return hash(self._concretize())
+
+    def __str__(self) -> str:
+        return str(self._concretize())
+
+    def __format__(self, spec: str) -> str:
+        return format(self._concretize(), spec)
+
+    def __round__(self, ndigits: int | None = None) -> int:
+        return round(self._concretize(), ndigits)
+
+    def __pow__(self, other: Any, modulo: Any = None) -> Any:
+        return pow(self._concretize(), other, modulo)
+
+    def __rpow__(self, other: object) -> Any:
+        return operator.pow(other, self._concretize())
+
+    __mul__ = _concretizing(operator.mul)
+    __rmul__ = _concretizing(operator.mul, reflected=True)
+    __truediv__ = _concretizing(operator.truediv)
+    __rtruediv__ = _concretizing(operator.truediv, reflected=True)
+    __rfloordiv__ = _concretizing(operator.floordiv, reflected=True)
+    __rmod__ = _concretizing(operator.mod, reflected=True)
+    __rdivmod__ = _concretizing(divmod, reflected=True)
+    __lshift__ = _concretizing(operator.lshift)
+    __rlshift__ = _concretizing(operator.lshift, reflected=True)
+    __rshift__ = _concretizing(operator.rshift)
+    __rrshift__ = _concretizing(operator.rshift, reflected=True)
+    __and__ = _concretizing(operator.and_)
+    __rand__ = _concretizing(operator.and_, reflected=True)
+    __or__ = _concretizing(operator.or_)
+    __ror__ = _concretizing(operator.or_, reflected=True)
+    __xor__ = _concretizing(operator.xor)
+    __rxor__ = _concretizing(operator.xor, reflected=True)
+    __neg__ = _concretizing_unary(operator.neg)
+    __pos__ = _concretizing_unary(operator.pos)
+    __abs__ = _concretizing_unary(operator.abs)
+    __invert__ = _concretizing_unary(operator.invert)
+    __trunc__ = __floor__ = __ceil__ = _concretizing_unary(int)
+
+    def __repr__(self) -> str:
+        base = self._base
+        shift = f" + {short_int(self._offset)}" if self._offset else ""
+        return (
+            f"SymbolicDraw(U{shift}, U ~ uniform({short_int(base.d)}) "
+            f"restricted to [{short_int(base.lo)}, {short_int(base.hi)}])"
+        )
+
+
+class EnumeratingSource:
+    """The oracle of the exact checker: ``uniform(d)`` returns a :class:`SymbolicDraw`.
+
+    It is driven by :func:`explore`, which runs the function once per leaf;
+    on its own it behaves as the first run of an exploration (the first
+    option at every branch).  It is not a ``RandomSource`` for static type
+    checkers, since its draws are not ints.
+    """
+
+    __slots__ = ("_choices", "_draws", "_limit", "_position", "_sizes")
+
+    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        """Args:
+        limit: the most values a concretization or a division may branch over.
+
+        Raises:
+            ParameterError: ``limit`` is not positive.
+            ParameterTypeError: ``limit`` is not an int.
+        """
+        self._limit = check_positive_int(limit, "limit")
+        self._choices: list[int] = []
+        self._sizes: list[int] = []
+        self._position = 0
+        self._draws: list[_Draw] = []
+
+    @property
+    def limit(self) -> int:
+        """The most values a concretization or a division may branch over."""
+        return self._limit
+
+    def uniform(self, d: int) -> SymbolicDraw:
+        """Return a symbolic draw from ``[1, d]`` (a symbolic ``d`` is concretized).
+
+        Raises:
+            OracleError: ``d`` is not an int ``>= 1``.
+        """
+        if isinstance(d, bool) or not hasattr(d, "__index__"):
+            raise OracleError(f"d: got {d!r}; the oracle draws from [1, d] for an int d >= 1")
+        domain = operator.index(d)
+        if domain < 1:
+            raise OracleError(f"d: got {short_int(domain)}; the oracle needs d >= 1")
+        base = _Draw(self, domain)
+        self._draws.append(base)
+        return SymbolicDraw(base)
+
+    def _require_within_limit(self, count: int, what: str, action: str) -> None:
+        if count > self._limit:
+            raise CheckerLimitError(
+                f"to {action} a draw the checker would branch over {short_int(count)} {what}, "
+                f"more than limit = {self._limit}; the function should only compare draws "
+                f"with integers (or add, subtract and divide them by int constants)"
+            )
+
+    def _choose(self, count: int) -> int:
+        """The option this run takes at a branch point with ``count`` options."""
+        if count == 1:
+            return 0
+        position = self._position
+        self._position = position + 1
+        if position < len(self._choices):
+            if self._sizes[position] != count:
+                raise ExplorationError(
+                    f"branch point {position} had {self._sizes[position]} options on an earlier "
+                    f"run and {count} now; fn must be deterministic given its draws"
+                )
+            return self._choices[position]
+        self._choices.append(0)
+        self._sizes.append(count)
+        return 0
+
+    def _run(
+        self, fn: Callable[..., _T], args: tuple[object, ...], kwargs: dict[str, object]
+    ) -> Path[_T]:
+        """Run ``fn`` once along the current decision prefix; return its leaf."""
+        self._position = 0
+        self._draws = []
+        try:
+            # Settling only replaces draws by the ints they stand for.
+            output = cast(_T, _settle(fn(*args, rng=self, **kwargs)))
+        finally:
+            for base in self._draws:
+                base.alive = False
+        if self._position != len(self._choices):
+            raise ExplorationError(
+                f"fn made {self._position} branching decisions where an earlier run made "
+                f"{len(self._choices)}; fn must be deterministic given its draws"
+            )
+        return _leaf(output, self._draws)
+
+    def _advance(self) -> bool:
+        """Move the decision prefix to the next unexplored leaf; False when none is left."""
+        choices, sizes = self._choices, self._sizes
+        while choices and choices[-1] + 1 == sizes[-1]:
+            choices.pop()
+            sizes.pop()
+        if not choices:
+            return False
+        choices[-1] += 1
+        return True
+
+
+def _settle(output: object) -> object:
+    """Concretize symbolic draws in the output so it outlives the run."""
+    if isinstance(output, SymbolicDraw):
+        return output._concretize()
+    if type(output) is tuple:
+        return tuple(_settle(item) for item in output)
+    if type(output) is list:
+        return [_settle(item) for item in output]
+    return output
+
+
+def _leaf(output: _T, draws: list[_Draw]) -> Path[_T]:
+    numerator = denominator = 1
+    for base in draws:
+        numerator *= base.hi - base.lo + 1
+        denominator *= base.d
+    return Path(
+        output=output,
+        probability=Fraction(numerator, denominator),
+        draws=tuple(base.record() for base in draws),
+        comparisons=tuple(base.comparisons for base in draws),
+        divisions=tuple(base.divisions for base in draws),
+        concretizations=tuple(base.concretizations for base in draws),
+    )
+
+
+def _exact_sum(probabilities: Iterable[Fraction]) -> Fraction:
+    """Sum fractions, adding numerators as ints per denominator first (most share one)."""
+    by_denominator: dict[int, int] = {}
+    for p in probabilities:
+        by_denominator[p.denominator] = by_denominator.get(p.denominator, 0) + p.numerator
+    return sum((Fraction(n, d) for d, n in by_denominator.items()), Fraction(0))
+
+
+def explore(
+    fn: Callable[..., _T], /, *args: object, limit: int = DEFAULT_LIMIT, **kwargs: object
+) -> list[Path[_T]]:
+    """Enumerate every leaf of ``fn(*args, rng=source, **kwargs)`` over all oracle outcomes.
+
+    Args:
+        fn: the randomized function; it takes its randomness from the keyword
+            argument ``rng`` and must be deterministic given its draws.
+        *args: positional arguments for ``fn``.
+        limit: the most values a concretization or a division may branch
+            over, and the most leaves the exploration may visit.
+        **kwargs: keyword arguments for ``fn`` (not ``rng``).
+
+    Returns:
+        One :class:`Path` per leaf, in depth-first order; their probabilities sum to 1.
+
+    Raises:
+        CheckerLimitError: a branch or the number of leaves would exceed ``limit``.
+        ExplorationError: ``fn`` is not deterministic given its draws.
+        ParameterError: ``limit`` is not positive, or ``rng`` is in ``kwargs``.
+        ParameterTypeError: ``limit`` is not an int.
+    """
+    if "rng" in kwargs:
+        raise ParameterError("rng: the checker supplies rng itself; do not pass it")
+    source = EnumeratingSource(limit)
+    paths = [source._run(fn, args, kwargs)]
+    while source._advance():
+        if len(paths) >= source.limit:
+            raise CheckerLimitError(
+                f"fn has more than limit = {source.limit} leaves; "
+                f"raise the limit or check a smaller instance"
+            )
+        paths.append(source._run(fn, args, kwargs))
+    total = _exact_sum(path.probability for path in paths)
+    if total != 1:
+        raise ExplorationError(f"path probabilities sum to {total}, not 1 (a checker bug?)")
+    return paths
+
+
+def exact_distribution(
+    fn: Callable[..., _H], /, *args: object, limit: int = DEFAULT_LIMIT, **kwargs: object
+) -> dict[_H, Fraction]:
+    """The exact output distribution of ``fn(*args, rng=..., **kwargs)``.
+
+    Args:
+        fn: the randomized function, as for :func:`explore`; its outputs must be hashable.
+        *args: positional arguments for ``fn``.
+        limit: as for :func:`explore`.
+        **kwargs: keyword arguments for ``fn``.
+
+    Returns:
+        Each output with positive probability, mapped to its probability;
+        the probabilities sum to exactly 1.
+
+    Raises:
+        CheckerLimitError: as for :func:`explore`.
+        ExplorationError: as for :func:`explore`.
+        ParameterError: as for :func:`explore`.
+        TypeError: ``fn`` returned an unhashable value.
+    """
+    grouped: dict[_H, list[Fraction]] = {}
+    for path in explore(fn, *args, limit=limit, **kwargs):
+        try:
+            hash(path.output)
+        except TypeError:
+            raise TypeError(
+                f"fn returned an unhashable {type(path.output).__name__}; return a tuple instead"
+            ) from None
+        grouped.setdefault(path.output, []).append(path.probability)
+    return {output: ps[0] if len(ps) == 1 else _exact_sum(ps) for output, ps in grouped.items()}

@@ -1,0 +1,149 @@
+"""What every counting-query sampler of BV Section 4 shares: inverse-CDF sampling.
+
+Paper: BV Defs 4.1-4.3, Lemma 2.13 (inverse transform sampling with a
+common denominator ``d``).
+
+A sampler ``M: [n] x [d]_+ -> [n]`` is a deterministic function of the true
+count ``c`` and one oracle draw ``u``: it returns the smallest ``z`` in
+``[0, n]`` with ``F(z) >= u``, where ``F(z)/d`` is the CDF of the output for
+count ``c``.  Subclasses supply the integer CDF ``F`` and a search; this base
+turns them into ``sampler(c, u)``, ``sample(c, rng)``, ``pmf(c)`` and the
+scaled CDF at zero of Def 4.3.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from fractions import Fraction
+
+from .oracle import RandomSource, default_source, draw
+from .params import check_count, check_draw
+from .ratio import GeometricRatio
+
+__all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int"]
+
+
+class CountingSampler(ABC):
+    """An exact inverse-CDF sampler for one counting query (BV Def 4.1)."""
+
+    __slots__ = ("_d", "_epsilon", "_n", "_ratio")
+
+    def __init__(self, n: int, epsilon: Fraction, ratio: GeometricRatio, d: int) -> None:
+        self._n = n
+        self._epsilon = epsilon
+        self._ratio = ratio
+        self._d = d
+
+    @property
+    def n(self) -> int:
+        """The number of rows; counts and outputs lie in ``[0, n]``."""
+        return self._n
+
+    @property
+    def epsilon(self) -> Fraction:
+        """The budget ``eps``: the sampler is ``eps/2``-DP for counting queries."""
+        return self._epsilon
+
+    @property
+    def k(self) -> int | None:
+        """BV's ``k = ceil(log2(2/eps))`` in paper mode; ``None`` in tight mode."""
+        return self._ratio.k
+
+    @property
+    def noise(self) -> GeometricRatio:
+        """The geometric ratio ``alpha = a/b`` of the noise."""
+        return self._ratio
+
+    @property
+    def mode(self) -> str:
+        """``"paper"`` (BV's ratio ``2^k/(2^k+1)``) or ``"tight"``."""
+        return self._ratio.mode
+
+    @property
+    def d(self) -> int:
+        """The oracle domain: each sample draws one ``u`` uniform in ``[1, d]``."""
+        return self._d
+
+    @property
+    def max_oracle_calls(self) -> int:
+        """Oracle calls per sample, from public parameters alone: always one."""
+        return 1
+
+    @property
+    @abstractmethod
+    def max_comparisons(self) -> int:
+        """The most comparisons of the draw ``u`` one sample can make."""
+
+    @abstractmethod
+    def cdf(self, c: int, z: int) -> int:
+        """The integer ``F(z)``: ``d`` times ``Pr[output <= z]`` for true count ``c``."""
+
+    @abstractmethod
+    def _search(self, c: int, u: int) -> int:
+        """Smallest ``z`` in ``[0, n]`` with ``F(z) >= u``; ``c`` and ``u`` already valid."""
+
+    def __call__(self, c: int, u: int) -> int:
+        """The sampler as a deterministic function of the count and the draw.
+
+        Args:
+            c: the true count, in ``[0, n]``.
+            u: the oracle draw, in ``[1, d]``.
+
+        Returns:
+            The smallest ``z`` in ``[0, n]`` with ``F(z) >= u``.
+
+        Raises:
+            ParameterError: ``c`` or ``u`` out of range.
+        """
+        return self._search(check_count(c, self._n), check_draw(u, self._d))
+
+    def sample(self, c: int, rng: RandomSource | None = None) -> int:
+        """Release a noisy count: one oracle call ``u = uniform(d)``, then ``sampler(c, u)``.
+
+        Args:
+            c: the true count, in ``[0, n]``.
+            rng: the randomness source; the OS CSPRNG by default.
+        """
+        if type(c) is not int or not 0 <= c <= self._n:
+            c = check_count(c, self._n)
+        return self._search(c, draw(rng or default_source(), self._d))
+
+    def scaled_cdf_at_zero(self, z: int) -> int:
+        """``F_M(z)`` of BV Def 4.3: ``d * Pr[M(0, U) <= z]``, for ``z`` in ``[0, n]``."""
+        return self.cdf(0, check_count(z, self._n, "z"))
+
+    def pmf(self, c: int) -> dict[int, Fraction]:
+        """The exact output distribution ``{z: Pr[M(c, U) = z]}`` (zero entries omitted)."""
+        d, previous, pmf = self._d, 0, {}
+        for z in range(self._n + 1):
+            current = self.cdf(c, z)
+            if current > previous:
+                pmf[z] = Fraction(current - previous, d)
+            previous = current
+        return pmf
+
+    def bisect_reference(self, c: int, u: int) -> int:
+        """BV's literal binary search over ``[0, n]`` (Alg 4.8 step 3); a reference for tests."""
+        c, u = check_count(c, self._n), check_draw(u, self._d)
+        return bisect_cdf(lambda z: self.cdf(c, z), self._n, u)
+
+
+def bisect_cdf(cdf: Callable[[int], int], n: int, u: int) -> int:
+    """The smallest ``z`` in ``[0, n]`` with ``cdf(z) >= u``, knowing ``cdf(n) >= u``.
+
+    Makes at most ``ceil(log2(n + 1))`` comparisons of ``u``, and only compares.
+    """
+    low, high = 0, n
+    while low < high:
+        mid = (low + high) // 2
+        if cdf(mid) >= u:
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+def ceil_log2_int(m: int) -> int:
+    """``ceil(log2(m))`` for a positive integer ``m``."""
+    return (m - 1).bit_length()

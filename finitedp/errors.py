@@ -1,0 +1,52 @@
+"""The exceptions finitedp raises, all in one place.
+
+Every error is a subclass of :class:`FiniteDPError` and of the built-in
+``ValueError`` or ``TypeError`` it refines, so callers can catch either the
+library's family or the familiar built-in.  Messages name the parameter,
+say what was received and what is allowed, e.g.
+``epsilon: got 0.5 (a float); floats break the exactness guarantee, use Fraction(1, 2) or "1/2"``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CheckerLimitError",
+    "FiniteDPError",
+    "FloatParameterError",
+    "OracleError",
+    "ParameterError",
+    "ParameterTypeError",
+    "TapeError",
+]
+
+
+class FiniteDPError(Exception):
+    """Base class of every exception raised by finitedp."""
+
+
+class ParameterError(FiniteDPError, ValueError):
+    """A parameter has the right type but lies outside its valid range or form."""
+
+
+class ParameterTypeError(FiniteDPError, TypeError):
+    """A parameter has a type finitedp does not accept."""
+
+
+class FloatParameterError(ParameterTypeError):
+    """A float was passed where an exact number is required.
+
+    Floats are refused everywhere data, parameters or probabilities flow:
+    their rounding is exactly what breaks differential privacy (Mironov 2012).
+    """
+
+
+class OracleError(FiniteDPError, ValueError):
+    """A randomness source broke the ``uniform(d)`` contract."""
+
+
+class TapeError(OracleError):
+    """A replayed tape does not fit the calls the mechanism makes."""
+
+
+class CheckerLimitError(FiniteDPError, ValueError):
+    """The exact checker would have to enumerate more values than its limit allows."""

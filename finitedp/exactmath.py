@@ -1,0 +1,176 @@
+"""Exact arithmetic helpers: ceilings of logarithms, and deciding ``r <= e^x``.
+
+Paper: BV write ``log`` for base 2 and ``ln`` for the natural logarithm; every
+ceiling of a logarithm they use is computed here with integers only.
+
+Comparisons with ``e^x`` are decided rigorously: ``e^x`` is bracketed between
+two rationals from its Taylor series with an explicit remainder bound, and the
+bracket is narrowed until it excludes the rational being compared.  For a
+rational ``x != 0``, ``e^x`` is irrational (Lindemann), so this always stops.
+
+>>> ceil_log(Fraction(8), 2), ceil_log(Fraction(9), 2), ceil_log(Fraction(1, 3), 2)
+(3, 4, -1)
+>>> compare_exp(Fraction(33, 32), Fraction(1, 32))   # 33/32 < e^(1/32) = 1.0317...
+-1
+>>> compare_exp(Fraction(2), Fraction(1, 2))         # 2 > e^(1/2) = 1.6487...
+1
+>>> compare_exp(Fraction(5, 4), Fraction(1, 4))      # 5/4 vs e^(1/4) = 1.284...
+-1
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import floor
+
+from .errors import ParameterError
+
+__all__ = [
+    "ceil_log",
+    "ceil_log_ratio",
+    "compare_exp",
+    "exp_bounds",
+    "min_power_at_least",
+    "simplest_between",
+]
+
+
+def ceil_log(x: Fraction | int, base: int = 2) -> int:
+    """The smallest integer ``k`` with ``base**k >= x``, that is ``ceil(log_base x)``.
+
+    Args:
+        x: a positive rational.
+        base: an integer at least 2.
+
+    Raises:
+        ParameterError: ``x <= 0`` or ``base < 2``.
+    """
+    x = Fraction(x)
+    if x <= 0 or base < 2:
+        raise ParameterError(f"ceil_log: need x > 0 and base >= 2, got x = {x}, base = {base}")
+    return ceil_log_ratio(Fraction(base), x)
+
+
+def ceil_log_ratio(ratio: Fraction, target: Fraction) -> int:
+    """The smallest integer ``k`` with ``ratio**k >= target`` (rationals ``ratio > 1, target > 0``).
+
+    Found by exponential then binary search, so it takes ``O(log |k|)`` exact powers.
+    """
+    if target <= 1:
+        low, high = -1, 0
+        while ratio**low >= target:
+            low *= 2
+    else:
+        low, high = 0, 1
+        while ratio**high < target:
+            low, high = high, 2 * high
+    while high - low > 1:  # invariant: ratio**low < target <= ratio**high
+        mid = (low + high) // 2
+        if ratio**mid >= target:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def min_power_at_least(ratio: Fraction, target: Fraction) -> int:
+    """The smallest integer ``A >= 0`` with ``ratio**A >= target``: ``ceil(ln target / ln ratio)``.
+
+    This is how accuracy bounds such as BV Thm 4.7 i, ``a = ceil((2/eps~) ln(1/beta))``
+    with ``e^(eps~/2) = ratio``, are evaluated exactly.
+
+    Raises:
+        ParameterError: ``ratio <= 1`` or ``target <= 0``.
+    """
+    if ratio <= 1 or target <= 0:
+        raise ParameterError(f"need ratio > 1 and target > 0, got ratio {ratio}, target {target}")
+    return max(0, ceil_log_ratio(ratio, target))
+
+
+def _exp_series_bounds(x: Fraction, precision: int) -> tuple[Fraction, Fraction]:
+    """Bounds on ``e^x`` for ``0 <= x`` from the Taylor series, to about ``2^-precision``."""
+    total = Fraction(0)
+    term = Fraction(1)
+    j = 0
+    tolerance = Fraction(1, 1 << precision)
+    while True:
+        total += term
+        j += 1
+        term = term * x / j
+        # Remainder after summing terms 0..j-1 is at most term / (1 - x/(j+1)) once j + 1 > x.
+        if j + 1 > 2 * x and term <= tolerance:
+            remainder = term / (1 - x / (j + 1))
+            return total, total + remainder
+
+
+def _round_out(low: Fraction, high: Fraction, precision: int) -> tuple[Fraction, Fraction]:
+    scale = 1 << precision
+    lo = Fraction(floor(low * scale), scale)
+    hi = Fraction(-floor(-high * scale), scale)
+    return lo, hi
+
+
+def exp_bounds(x: Fraction | int, precision: int = 64) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= e^x <= hi``, each a multiple of ``2^-precision``-ish, ``hi - lo`` small.
+
+    Args:
+        x: any rational.
+        precision: the number of bits of absolute (for ``x >= 0``: relative to
+            the integer part) precision wanted.
+    """
+    x = Fraction(x)
+    if x >= 0:
+        low, high = _exp_series_bounds(x, precision + 4)
+        return _round_out(low, high, precision)
+    low, high = _exp_series_bounds(-x, precision + 4)
+    return _round_out(1 / high, 1 / low, precision)
+
+
+def compare_exp(r: Fraction | int, x: Fraction | int) -> int:
+    """Decide the sign of ``r - e^x`` exactly, for rationals ``r`` and ``x``.
+
+    Returns:
+        ``-1`` if ``r < e^x``, ``0`` if equal (only when ``x == 0`` and ``r == 1``),
+        ``1`` if ``r > e^x``.
+    """
+    r, x = Fraction(r), Fraction(x)
+    if x == 0:
+        return (r > 1) - (r < 1)
+    if r <= 0:
+        return -1
+    precision = 64
+    while True:
+        low, high = exp_bounds(x, precision)
+        if r < low:
+            return -1
+        if r > high:
+            return 1
+        precision *= 2
+
+
+def simplest_between(low: Fraction, high: Fraction) -> Fraction:
+    """The rational with the smallest denominator in the closed interval ``[low, high]``.
+
+    It is unique and found by walking the continued-fraction expansions of both
+    ends (the Stern-Brocot tree).
+
+    >>> simplest_between(Fraction(3, 10), Fraction(2, 5))
+    Fraction(1, 3)
+
+    Raises:
+        ParameterError: ``low > high`` or ``low <= 0``.
+    """
+    if not 0 < low <= high:
+        raise ParameterError(f"need 0 < low <= high, got [{low}, {high}]")
+    # Each step peels off an integer part; the result is the continued fraction
+    # [q0; q1, ..., qm] accumulated into the convergent recurrences.
+    p_prev, p = 0, 1
+    q_prev, q = 1, 0
+    while True:
+        whole = floor(low)
+        if whole == low or whole + 1 <= high:
+            last = whole if whole == low else whole + 1
+            return Fraction(last * p + p_prev, last * q + q_prev)
+        p_prev, p = p, whole * p + p_prev
+        q_prev, q = q, whole * q + q_prev
+        low, high = 1 / (high - whole), 1 / (low - whole)

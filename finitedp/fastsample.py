@@ -1,0 +1,214 @@
+"""FastSample: truncated geometric noise mixed with uniform noise, on short integers.
+
+Paper: BV Alg 4.11, Thm 4.10, Lemma 4.12 (and Lemma 3.2 for the mixing).
+
+The geometric noise is truncated to ``|z - c| <= t`` (the lost tails are put
+on ``c``), which needs integers of only ``O(t log b)`` bits, and then mixed
+with probability ``gamma = 1/g`` with the uniform distribution on ``[0, n]``,
+which restores pure privacy (Lemma 3.2).  With ``alpha = a/b``,
+``d' = (a + b) b^t``, ``d = (n + 1) d' g`` and ``K = (g - 1)(n + 1)``:
+
+    F'(z) = a^(c-z) b^(t+1-(c-z)) - a^(t+1)          for z in [max(0, c-t), c)
+    F'(z) = d' - a^(z-c+1) b^(t-(z-c)) + a^(t+1)     for z in [c, min(c+t, n))
+    F'(z) = 0 below that range and d' above it
+    F(z)  = (z + 1) d' + K F'(z)                     for z in [0, n].
+
+Search.  ``F`` is ``(z + 1) d'`` left of ``c - t`` and ``(z + 1 + K) d'`` from
+``min(c + t, n)`` on, so those stretches are inverted by one floor division,
+and only the ``<= 2t`` values in between are searched, by bisection over a
+table ``T[j] = j d' + K F'(c + j)`` that does not depend on ``c``.  The result
+is the same function ``u -> min{z : F(z) >= u}`` as BV's binary search over
+``[0, n]`` (``bisect_reference``); the checker proves it path by path.
+
+>>> s = FastSample(10, 1, "1/2")
+>>> s.k, s.t, s.d == 11 * s.d_prime * 2
+(1, 31, True)
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from fractions import Fraction
+
+import gmpy2
+
+from .counting import CountingSampler, ceil_log2_int
+from .errors import ParameterError
+from .exactmath import ceil_log, min_power_at_least
+from .params import check_count, check_positive_int, exact_fraction, inverse_natural
+from .ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
+
+__all__ = ["FastSample", "paper_threshold", "tight_threshold"]
+
+
+def paper_threshold(n: int, epsilon: Fraction, gamma: Fraction) -> int:
+    """BV's ``t = ceil(9/(2 eps) * ceil(log2(8 (n+1)(1-gamma) / (eps gamma)))) - 1`` (Alg 4.11)."""
+    m, g = epsilon.denominator // epsilon.numerator, gamma.denominator
+    # With eps = 1/m and gamma = 1/g the argument of the logarithm is the integer 8(n+1)(g-1)m.
+    log_term = ceil_log(8 * (n + 1) * (g - 1) * m, 2)
+    return (9 * m * log_term + 1) // 2 - 1
+
+
+def tight_threshold(n: int, ratio: GeometricRatio, gamma: Fraction) -> int:
+    """The smallest ``t >= 0`` meeting condition (1) of Lemma 3.2 with ``e^eps = b/a``.
+
+    The truncated mass ``2 alpha^(t+1) / (1 + alpha)`` must be at most
+    ``(b - a)/(b + a) * gamma/(1 - gamma) / (n + 1)``; cleared of denominators,
+    ``2 a^(t+1) (g - 1)(n + 1) <= (b - a) b^t``.
+    """
+    a, b, g = ratio.a, ratio.b, gamma.denominator
+
+    def holds(t: int) -> bool:
+        return bool(2 * a ** (t + 1) * (g - 1) * (n + 1) <= (b - a) * b**t)
+
+    if holds(0):
+        return 0
+    low, high = 0, 1
+    while not holds(high):
+        low, high = high, 2 * high
+    while high - low > 1:  # invariant: not holds(low), holds(high)
+        mid = (low + high) // 2
+        if holds(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+class FastSample(CountingSampler):
+    """BV's FastSample: ``eps/2``-DP counting queries with ``O(t log(1/eps))``-bit integers.
+
+    Paper: BV Alg 4.11, Thm 4.10; Lemma 4.12 states the distribution.
+
+    Args:
+        n: the number of rows (counts lie in ``[0, n]``).
+        epsilon: the budget; ``1/m`` in paper mode, any positive rational in tight mode.
+        gamma: the uniform mixing weight, ``1/g`` with ``g >= 2``.
+        noise: ``"paper"`` (BV's ratio and ``t``, the default) or ``"tight"``
+            (a tight rational ratio and the smallest ``t`` meeting Lemma 3.2 (1)).
+        slack: the share of ``eps/2`` a tight ratio may leave unused.
+
+    Raises:
+        ParameterError: a parameter out of range; FloatParameterError: a float.
+    """
+
+    __slots__ = ("_dp", "_gamma", "_k_mix", "_t", "_table", "_width")
+
+    def __init__(
+        self,
+        n: int,
+        epsilon: object,
+        gamma: object,
+        *,
+        noise: str = "paper",
+        slack: object = DEFAULT_SLACK,
+    ) -> None:
+        n = check_positive_int(n, "n")
+        eps, ratio = resolve_noise(epsilon, noise, slack)
+        gam = inverse_natural(gamma, "gamma", below_one=True)
+        t = paper_threshold(n, eps, gam) if ratio.k is not None else tight_threshold(n, ratio, gam)
+        # The search compares Python ints: mixing them with mpz costs a conversion per operation.
+        a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)
+        dp = int((a + b) * b**t)
+        super().__init__(n, eps, ratio, (n + 1) * dp * gam.denominator)
+        self._gamma, self._t, self._dp = gam, t, dp
+        self._k_mix = (gam.denominator - 1) * (n + 1)
+        self._width = min(self._t, n)
+        self._table = self._search_table(a, b)
+
+    def _truncated_cdf(self, a: gmpy2.mpz, b: gmpy2.mpz, j: int) -> gmpy2.mpz:
+        """``F'(c + j)`` inside the untruncated range ``-t <= j < t``."""
+        t = self._t
+        if j < 0:
+            return a ** (-j) * b ** (t + 1 + j) - a ** (t + 1)
+        return self._dp - a ** (j + 1) * b ** (t - j) + a ** (t + 1)
+
+    def _search_table(self, a: gmpy2.mpz, b: gmpy2.mpz) -> list[int]:
+        w, dp, k_mix = self._width, self._dp, self._k_mix
+        return [int(j * dp + k_mix * self._truncated_cdf(a, b, j)) for j in range(-w, w)]
+
+    @property
+    def gamma(self) -> Fraction:
+        """The weight of the uniform component (Alg 3.1 / Lemma 4.12 ii)."""
+        return self._gamma
+
+    @property
+    def t(self) -> int:
+        """The truncation: noise beyond ``|z - c| > t`` is moved onto ``c`` (Lemma 4.12 i)."""
+        return self._t
+
+    @property
+    def d_prime(self) -> int:
+        """``d' = (a + b) b^t``; BV: ``(2^(k+1) + 1)(2^k + 1)^t``.  (``d = (n + 1) d' / gamma``.)"""
+        return self._dp
+
+    @property
+    def max_comparisons(self) -> int:
+        """``1 + ceil(log2(min(2t, n) + 1))``: one region test, then bisection of the table.
+
+        A draw outside the table's range is inverted by one floor division instead.
+        """
+        return 1 + ceil_log2_int(min(2 * self._t, self._n) + 1)
+
+    def _truncated(self, c: int, z: int) -> int:
+        if z < 0:
+            return 0
+        j = z - c
+        if z >= self._n or j >= self._t:
+            return self._dp
+        if j < -self._t:
+            return 0
+        a, b = gmpy2.mpz(self._ratio.a), gmpy2.mpz(self._ratio.b)
+        return int(self._truncated_cdf(a, b, j))
+
+    def truncated_cdf(self, c: int, z: int) -> int:
+        """``F'(z)`` of Alg 4.11 step 3: ``d'`` times the CDF of ``Z'`` clamped (Lemma 4.12 i)."""
+        return self._truncated(check_count(c, self._n), z)
+
+    def _cdf(self, c: int, z: int) -> int:
+        if z < 0:
+            return 0
+        if z >= self._n:
+            return self._d
+        return (z + 1) * self._dp + self._k_mix * self._truncated(c, z)
+
+    def cdf(self, c: int, z: int) -> int:
+        """The integer ``F(z)`` of Alg 4.11 step 3 for true count ``c`` (any integer ``z``)."""
+        return self._cdf(check_count(c, self._n), z)
+
+    def _search(self, c: int, u: int) -> int:
+        dp, t = self._dp, self._t
+        low = c - t if c > t else 0
+        if u <= low * dp:  # left of the table F(z) = (z + 1) d'
+            return (u - 1) // dp
+        high = c + t if c + t < self._n else self._n
+        offset = self._width - c
+        i = bisect_left(self._table, u - (c + 1) * dp, low + offset, high + offset)
+        if i < high + offset:
+            return i - offset
+        # Right of the table F(z) = (z + 1 + K) d', up to F(n) = d.
+        return max(high, (u - 1) // dp - self._k_mix)
+
+    def accuracy(self, beta: object) -> int:
+        """The ``a`` of Thm 4.10 ii, ``ceil((2/eps~) ln(1/(beta - gamma)))``, computed exactly.
+
+        Raises:
+            ParameterError: ``beta`` not in ``(gamma, 1)``.
+        """
+        b = exact_fraction(beta, "beta")
+        if not self._gamma < b < 1:
+            raise ParameterError(f"beta: got {b}; it must lie in (gamma, 1) = ({self._gamma}, 1)")
+        return min_power_at_least(self._ratio.exp_epsilon, 1 / (b - self._gamma))
+
+    @property
+    def privacy_ratio(self) -> Fraction | None:
+        """A proven rational bound on the privacy ratio, or ``None`` if only ``e^(eps/2)`` is.
+
+        Tight mode chooses ``t`` for ``e^eps = b/a`` in Lemma 3.2, so the ratio is at
+        most ``b/a``.  BV's ``t`` is chosen for ``e^(eps/2)``, which is irrational.
+        """
+        return self._ratio.exp_epsilon if self._ratio.k is None else None
+
+    def __repr__(self) -> str:
+        extra = "" if self.mode == "paper" else ', noise="tight"'
+        return f"FastSample(n={self._n}, epsilon={self._epsilon}, gamma={self._gamma}{extra})"

@@ -1,0 +1,112 @@
+"""GeoSample: the clamped geometric mechanism by exact inverse-CDF sampling.
+
+Paper: BV Alg 4.8, Thm 4.7, Lemma 4.9.
+
+With ``alpha = a/b`` (BV: ``a = 2^k``, ``b = 2^k + 1``) the CDF of ``c + Geo``
+clamped to ``[0, n]`` has the common denominator ``d = (a + b) b^(n-1)``, and
+
+    F(z) = a^(c-z) b^(n-(c-z))             for z in [0, c)
+    F(z) = d - a^(z-c+1) b^(n-1-(z-c))     for z in [c, n)
+    F(z) = d                               for z >= n  (0 for z < 0).
+
+One draw ``u`` in ``[1, d]`` and a binary search give an exact sample.  The
+integers have ``O(n log b)`` bits, so a sample costs ``O~(n log(1/eps))``.
+
+>>> g = GeoSample(4, 1)
+>>> g.k, g.d
+(1, 135)
+>>> [g(2, u) for u in (1, 36, 37, 135)]  # F(0) = 2^2 * 3^2 = 36 for c = 2
+[0, 0, 1, 4]
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import gmpy2
+
+from .counting import CountingSampler, bisect_cdf, ceil_log2_int
+from .exactmath import min_power_at_least
+from .geometric import GeometricMechanism
+from .params import check_count, check_positive_int, probability
+from .ratio import DEFAULT_SLACK, resolve_noise
+
+__all__ = ["GeoSample"]
+
+
+class GeoSample(CountingSampler):
+    """BV's GeoSample: an exact sampler of the clamped geometric mechanism.
+
+    Paper: BV Alg 4.8, Thm 4.7 (``eps~/2``-DP for counting queries, exact
+    distribution ``GeometricMechanism(n, e^(eps~/2))``).
+
+    Args:
+        n: the number of rows (counts lie in ``[0, n]``).
+        epsilon: the budget; ``1/m`` in paper mode, any positive rational in tight mode.
+        noise: ``"paper"`` (BV's ratio ``2^k/(2^k+1)``, the default) or ``"tight"``
+            (a rational ratio using at least ``1 - slack`` of ``eps/2``).
+        slack: the share of ``eps/2`` a tight ratio may leave unused.
+
+    Raises:
+        ParameterError: a parameter out of range; FloatParameterError: a float.
+    """
+
+    __slots__ = ("_a", "_b")
+
+    def __init__(
+        self, n: int, epsilon: object, *, noise: str = "paper", slack: object = DEFAULT_SLACK
+    ) -> None:
+        n = check_positive_int(n, "n")
+        eps, ratio = resolve_noise(epsilon, noise, slack)
+        a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)
+        # d = (a + b) b^(n-1); BV: (2^(k+1) + 1)(2^k + 1)^(n-1).
+        super().__init__(n, eps, ratio, int((a + b) * b ** (n - 1)))
+        self._a, self._b = a, b
+
+    @property
+    def max_comparisons(self) -> int:
+        """``ceil(log2(n + 1))``: the binary search over ``[0, n]`` of Alg 4.8 step 3."""
+        return ceil_log2_int(self._n + 1)
+
+    @property
+    def reference(self) -> GeometricMechanism:
+        """The exact distribution this sampler realises (Thm 4.7 i)."""
+        return GeometricMechanism(self._n, self._ratio.exp_epsilon)
+
+    def _a_power(self, j: int) -> gmpy2.mpz:
+        k = self._ratio.k
+        return gmpy2.mpz(1) << (k * j) if k is not None else self._a**j
+
+    def _cdf(self, c: int, z: int) -> gmpy2.mpz:
+        n = self._n
+        if z < 0:
+            return gmpy2.mpz(0)
+        if z >= n:
+            return gmpy2.mpz(self._d)
+        if z < c:
+            return self._a_power(c - z) * self._b ** (n - (c - z))
+        return self._d - self._a_power(z - c + 1) * self._b ** (n - 1 - (z - c))
+
+    def cdf(self, c: int, z: int) -> int:
+        """The integer ``F(z)`` of Alg 4.8 step 2 for true count ``c`` (any integer ``z``)."""
+        return int(self._cdf(check_count(c, self._n), z))
+
+    def _search(self, c: int, u: int) -> int:
+        return bisect_cdf(lambda z: self._cdf(c, z), self._n, u)
+
+    def accuracy(self, beta: object) -> int:
+        """The ``a`` of Thm 4.7 i, ``ceil((2/eps~) ln(1/beta))``, computed exactly.
+
+        Raises:
+            ParameterError: ``beta`` outside ``(0, 1)``.
+        """
+        return min_power_at_least(self._ratio.exp_epsilon, 1 / probability(beta, "beta"))
+
+    @property
+    def privacy_ratio(self) -> Fraction:
+        """``e^(eps~/2) = b/a``: the exact worst ratio between neighbouring counts."""
+        return self._ratio.exp_epsilon
+
+    def __repr__(self) -> str:
+        extra = "" if self.mode == "paper" else ', noise="tight"'
+        return f"GeoSample(n={self._n}, epsilon={self._epsilon}{extra})"

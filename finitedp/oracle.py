@@ -1,0 +1,304 @@
+"""The randomness oracle ``uniform(d)`` and the sources that implement it.
+
+Paper: BV Section 2.4 (the model of computation: an oracle that, given
+``d``, returns a uniformly random integer in ``[d]_+ = {1, ..., d}``).
+
+Every mechanism in finitedp takes its randomness from one explicit ``rng``
+argument implementing :class:`RandomSource`; nothing reads global random
+state.  Sources provided here:
+
+* :class:`SystemRandomSource` -- the operating system's CSPRNG; the default.
+* :class:`SeededSource` -- a deterministic stream (SHAKE-256 of a seed),
+  specified exactly in ``SPEC.md`` so other languages can reproduce it.
+  **Not for production**: anyone who knows the seed knows every draw.
+* :class:`RecordingSource` -- wraps another source and keeps the tape of
+  ``(d, u)`` pairs.
+* :class:`ReplaySource` -- answers from a tape and fails loudly when the tape
+  does not fit the calls made.
+
+Exact uniform sampling and time.  A uniform integer in ``[1, d]`` cannot be
+produced from a bounded number of fair coin flips unless ``d`` is a power of
+two (every outcome of ``r`` flips has probability ``2^-r``, and ``1/d`` is not
+a sum of such terms otherwise).  The sources here use rejection.
+:class:`SeededSource` draws ``k = bitlength(d - 1)`` bits and accepts a value
+below ``d``: a round succeeds with probability ``d / 2^k > 1/2``, so more than
+``r`` rounds happen with probability below ``2^-r``.
+:class:`SystemRandomSource` draws ``k + 64`` (rounded up to whole bytes) bits
+``x`` and accepts ``x`` below the largest multiple of ``d`` that fits,
+returning ``x mod d + 1``: a round fails with probability below ``2^-64``.
+Neither has a worst-case bound.  This is the one loop in finitedp
+whose length depends on random outcomes; BV treat the oracle as a primitive
+of the machine for the same reason.  Its running time depends only on ``d``
+(public) and on the rejected values, which are independent of the accepted
+draw, so it reveals nothing about the data or the output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+import os
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
+
+from .errors import OracleError, TapeError
+from .params import short_int
+
+__all__ = [
+    "RandomSource",
+    "RecordingSource",
+    "ReplaySource",
+    "SeededSource",
+    "SystemRandomSource",
+    "default_source",
+    "draw",
+]
+
+
+@runtime_checkable
+class RandomSource(Protocol):
+    """The oracle of BV Section 2.4.
+
+    ``uniform(d)`` must return a uniformly random ``int`` in ``[1, d]`` for
+    every positive ``int`` ``d``, independently of all previous calls.
+    """
+
+    def uniform(self, d: int) -> int:
+        """Return a uniform integer in ``[1, d]``."""
+        ...
+
+
+def _check_domain(d: object) -> int:
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise OracleError(f"d: got {d!r}; the oracle draws from [1, d] for an int d >= 1")
+    return d
+
+
+_BUFFER_BYTES = 1 << 16
+_LIVE_SYSTEM_SOURCES: weakref.WeakSet[SystemRandomSource] = weakref.WeakSet()
+
+
+def _forget_buffers_after_fork() -> None:
+    # A forked child must not replay the parent's unread random bytes.
+    for source in list(_LIVE_SYSTEM_SOURCES):
+        source._discard()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_buffers_after_fork)
+
+
+class SystemRandomSource:
+    """The operating system's CSPRNG (``os.urandom``), with exact rejection sampling.
+
+    This is the default source of every mechanism.  Bytes are read from the OS
+    64 KiB at a time (one system call per draw would dominate a FastSample
+    draw); the buffer is dropped in a forked child, and bytes are never reused.
+
+    >>> 1 <= SystemRandomSource().uniform(6) <= 6
+    True
+    """
+
+    __slots__ = ("__weakref__", "_buffer", "_last", "_position")
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._position = 0
+        self._last: tuple[int, int, int] = (0, 0, 0)
+        _LIVE_SYSTEM_SOURCES.add(self)
+
+    def _discard(self) -> None:
+        self._buffer = b""
+        self._position = 0
+
+    def _plan(self, d: int) -> tuple[int, int, int]:
+        # Draw 64 spare bits and keep the largest multiple of d below 2^bits: a
+        # round is then rejected with probability below 2^-64, not up to 1/2.
+        d = _check_domain(d)
+        width = ((d - 1).bit_length() + 64 + 7) // 8
+        span = 1 << (8 * width)
+        self._last = (d, width, span - span % d)
+        return self._last
+
+    def uniform(self, d: int) -> int:
+        """Return a uniform integer in ``[1, d]`` (rejection sampling, see the module notes)."""
+        last_d, width, limit = self._last
+        if d != last_d or type(d) is not int:
+            _, width, limit = self._plan(d)
+        while True:
+            end = self._position + width
+            if end > len(self._buffer):
+                self._buffer = os.urandom(max(width, _BUFFER_BYTES))
+                self._position, end = 0, width
+            x = int.from_bytes(self._buffer[self._position : end], "big")
+            self._position = end
+            if x < limit:
+                return x % d + 1
+
+    def __repr__(self) -> str:
+        return "SystemRandomSource()"
+
+
+class SeededSource:
+    """A deterministic, reproducible source: SHAKE-256 of a seed.  Not for production.
+
+    The byte stream is the SHAKE-256 extendable output of ``seed``, read from
+    the start.  ``uniform(d)`` returns 1 without reading when ``d == 1``;
+    otherwise with ``k = bitlength(d - 1)`` and ``B = ceil(k / 8)`` it reads
+    the next ``B`` bytes, takes them as a big-endian integer modulo ``2^k``,
+    and returns that value plus one if it is below ``d``; if not, it reads the
+    next ``B`` bytes and tries again.
+
+    Anyone who knows the seed can reproduce every draw, so a release made
+    with this source is not private against them.
+
+    >>> a, b = SeededSource(b"seed"), SeededSource("73656564")  # the same seed
+    >>> [a.uniform(100) for _ in range(4)] == [b.uniform(100) for _ in range(4)]
+    True
+    """
+
+    __slots__ = ("_buffer", "_position", "_seed")
+
+    def __init__(self, seed: bytes | str) -> None:
+        """Args:
+        seed: the seed, as bytes or as a hexadecimal string.
+
+        Raises:
+            OracleError: a string seed that is not hexadecimal.
+        """
+        if isinstance(seed, str):
+            try:
+                seed = bytes.fromhex(seed)
+            except ValueError:
+                message = f"seed: got {seed!r}; a string seed must be hexadecimal"
+                raise OracleError(message) from None
+        if not isinstance(seed, bytes):
+            raise OracleError(f"seed: got {type(seed).__name__}; use bytes or a hex string")
+        self._seed = seed
+        self._buffer = b""
+        self._position = 0
+
+    @property
+    def seed(self) -> bytes:
+        """The seed this source was made from."""
+        return self._seed
+
+    def _read(self, count: int) -> bytes:
+        end = self._position + count
+        if end > len(self._buffer):
+            # SHAKE output of length L is a prefix of output of any longer length,
+            # so regrowing geometrically keeps the cost linear in what is read.
+            length = max(end, 2 * len(self._buffer), 256)
+            self._buffer = hashlib.shake_256(self._seed).digest(length)
+        chunk = self._buffer[self._position : end]
+        self._position = end
+        return chunk
+
+    def uniform(self, d: int) -> int:
+        """Return the next value of the seeded stream mapped to ``[1, d]``."""
+        d = _check_domain(d)
+        if d == 1:
+            return 1
+        k = (d - 1).bit_length()
+        mask = (1 << k) - 1
+        width = (k + 7) // 8
+        while True:
+            x = int.from_bytes(self._read(width), "big") & mask
+            if x < d:
+                return x + 1
+
+    def __repr__(self) -> str:
+        return f"SeededSource({self._seed.hex()!r})"
+
+
+class RecordingSource:
+    """Wraps a source and records every ``(d, u)`` pair it hands out."""
+
+    __slots__ = ("_inner", "_tape")
+
+    def __init__(self, inner: RandomSource | None = None) -> None:
+        self._inner = default_source() if inner is None else inner
+        self._tape: list[tuple[int, int]] = []
+
+    @property
+    def tape(self) -> tuple[tuple[int, int], ...]:
+        """The draws so far, in order, as ``(d, u)`` pairs."""
+        return tuple(self._tape)
+
+    def uniform(self, d: int) -> int:
+        """Draw from the wrapped source and record the pair."""
+        u = draw(self._inner, d)
+        self._tape.append((d, u))
+        return u
+
+
+class ReplaySource:
+    """Answers ``uniform(d)`` from a tape of ``(d, u)`` pairs, in order.
+
+    A call whose ``d`` differs from the tape's, a call past the end of the tape,
+    or a recorded ``u`` outside ``[1, d]`` raises :class:`~finitedp.errors.TapeError`.
+    """
+
+    __slots__ = ("_position", "_tape")
+
+    def __init__(self, tape: Iterable[tuple[int, int]]) -> None:
+        self._tape: Sequence[tuple[int, int]] = tuple((int(d), int(u)) for d, u in tape)
+        self._position = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many recorded draws have not been used yet."""
+        return len(self._tape) - self._position
+
+    def uniform(self, d: int) -> int:
+        """Return the next recorded draw after checking that its domain matches."""
+        d = _check_domain(d)
+        i = self._position
+        if i >= len(self._tape):
+            raise TapeError(
+                f"tape exhausted: draw {i} asked for [1, {short_int(d)}] but the tape "
+                f"holds only {len(self._tape)} draws"
+            )
+        recorded_d, u = self._tape[i]
+        if recorded_d != d:
+            raise TapeError(
+                f"draw {i}: the tape was recorded with d = {short_int(recorded_d)} "
+                f"but the mechanism asked for d = {short_int(d)}"
+            )
+        if not 1 <= u <= d:
+            raise TapeError(f"draw {i}: recorded u = {short_int(u)} is outside [1, {short_int(d)}]")
+        self._position = i + 1
+        return u
+
+    def assert_exhausted(self) -> None:
+        """Raise :class:`~finitedp.errors.TapeError` unless every draw was used."""
+        if self.remaining:
+            raise TapeError(f"{self.remaining} recorded draws were not used")
+
+
+def default_source() -> RandomSource:
+    """The source used when a mechanism is given ``rng=None``: the OS CSPRNG."""
+    return SystemRandomSource()
+
+
+def draw(rng: RandomSource, d: int) -> int:
+    """Call the oracle and check that the answer keeps the ``uniform(d)`` contract.
+
+    Symbolic draws made by :mod:`finitedp.checker` pass through unchanged.
+
+    Raises:
+        OracleError: the source returned something other than an int in ``[1, d]``.
+    """
+    u = rng.uniform(d)
+    if type(u) is int:
+        if 1 <= u <= d:
+            return u
+    elif getattr(u, "finitedp_symbolic_domain", None) == d:
+        return u
+    elif isinstance(u, numbers.Integral) and not isinstance(u, bool) and 1 <= u <= d:
+        return int(u)
+    raise OracleError(
+        f"{type(rng).__name__}.uniform({short_int(d)}) returned {u!r}; "
+        f"a source must return an int in [1, d]"
+    )

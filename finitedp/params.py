@@ -1,0 +1,203 @@
+"""Exact parameters: parsing and validating the numbers users pass in.
+
+Paper: BV Section 2 (notation: ``[n] = {0..n}``, ``N^{-1} = {1/m : m >= 1}``).
+
+Parameters are accepted as ``int``, :class:`fractions.Fraction`, ``gmpy2``
+numbers (``mpz``, ``mpq``) or strings such as ``"1/2"`` or ``"0.25"`` (a
+decimal string is exact).  Floats, numpy floats and ``gmpy2.mpfr`` are
+refused with :class:`~finitedp.errors.FloatParameterError`, because a float
+is an approximation and the guarantees of this library are exact.
+
+>>> exact_fraction("1/2", "epsilon")
+Fraction(1, 2)
+>>> exact_fraction(0.5, "epsilon")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+finitedp.errors.FloatParameterError: epsilon: got 0.5 (a float); ... use Fraction(1, 2) or "1/2"
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+
+from .errors import FloatParameterError, ParameterError, ParameterTypeError
+
+__all__ = [
+    "ExactNumber",
+    "check_count",
+    "check_draw",
+    "check_positive_int",
+    "exact_fraction",
+    "inverse_natural",
+    "positive_fraction",
+    "probability",
+    "short_int",
+]
+
+#: What the public API accepts wherever an exact rational is expected.
+ExactNumber = int | Fraction | str | numbers.Rational
+
+
+def short_int(value: int) -> str:
+    """Render an integer for a message: in full if short, else by its size."""
+    if abs(value) < 10**30:
+        return str(value)
+    return f"<a {abs(value).bit_length()}-bit integer>"
+
+
+def _describe(value: object) -> str:
+    return f"{value!r} (a {type(value).__name__})"
+
+
+def _is_floatlike(value: object) -> bool:
+    # numpy floats and gmpy2.mpfr register as numbers.Real but not Rational.
+    return isinstance(value, float) or (
+        isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational)
+    )
+
+
+def _exact_spelling(value: object) -> str:
+    try:
+        intended = Fraction(repr(float(value)))  # type: ignore[arg-type]
+    except (ValueError, TypeError, OverflowError):
+        return 'an int, a Fraction or a string such as "1/2"'
+    return f'Fraction({intended.numerator}, {intended.denominator}) or "{intended}"'
+
+
+def exact_fraction(value: object, name: str) -> Fraction:
+    """Convert an exact number to a :class:`~fractions.Fraction`, refusing floats.
+
+    Args:
+        value: an ``int``, ``Fraction``, ``gmpy2`` integer or rational, or a
+            string that :class:`~fractions.Fraction` parses exactly.
+        name: the parameter's name, used in error messages.
+
+    Returns:
+        The value as a ``Fraction``.
+
+    Raises:
+        FloatParameterError: ``value`` is a float (including numpy floats).
+        ParameterTypeError: ``value`` is of another unsupported type (or a bool).
+        ParameterError: ``value`` is a string that is not an exact number.
+    """
+    if isinstance(value, bool):
+        raise ParameterTypeError(f"{name}: got {value!r} (a bool); use an int or a Fraction")
+    if _is_floatlike(value):
+        raise FloatParameterError(
+            f"{name}: got {_describe(value)}; floats break the exactness guarantee, "
+            f"use {_exact_spelling(value)}"
+        )
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, numbers.Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, str):
+        try:
+            return Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ParameterError(
+                f'{name}: got {value!r}, which is not an exact number; write it as "a/b"'
+            ) from None
+    raise ParameterTypeError(
+        f'{name}: got {_describe(value)}; use an int, a Fraction or a string such as "1/2"'
+    )
+
+
+def positive_fraction(value: object, name: str) -> Fraction:
+    """An exact rational that must be strictly positive.
+
+    Raises:
+        ParameterError: the value is zero or negative.
+    """
+    q = exact_fraction(value, name)
+    if q <= 0:
+        raise ParameterError(f"{name}: got {q}; it must be a positive rational")
+    return q
+
+
+def inverse_natural(value: object, name: str, *, below_one: bool = False) -> Fraction:
+    """A parameter of the form ``1/m`` with ``m`` a positive integer (BV's ``N^{-1}``).
+
+    Args:
+        value: the parameter.
+        name: its name for error messages.
+        below_one: also require ``value < 1`` (that is ``m >= 2``), as for gamma.
+
+    Raises:
+        ParameterError: the value is not ``1/m`` (or equals 1 when ``below_one``).
+    """
+    q = exact_fraction(value, name)
+    if q <= 0 or q.numerator != 1:
+        raise ParameterError(
+            f"{name}: got {q}; it must be 1/m for a positive integer m (BV's N^-1), "
+            f"such as 1, 1/2 or 1/10"
+        )
+    if below_one and q == 1:
+        raise ParameterError(f"{name}: got 1; it must be 1/m with m >= 2")
+    return q
+
+
+def probability(value: object, name: str, *, allow_zero: bool = False) -> Fraction:
+    """An exact probability in ``(0, 1)`` (or ``[0, 1)`` with ``allow_zero``).
+
+    Raises:
+        ParameterError: the value is outside the interval.
+    """
+    q = exact_fraction(value, name)
+    low_ok = q >= 0 if allow_zero else q > 0
+    if not (low_ok and q < 1):
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ParameterError(f"{name}: got {q}; it must lie in {interval}")
+    return q
+
+
+def _exact_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if _is_floatlike(value):
+            raise FloatParameterError(
+                f"{name}: got {_describe(value)}; floats break the exactness guarantee, use an int"
+            )
+        raise ParameterTypeError(f"{name}: got {_describe(value)}; it must be an int")
+    return int(value)
+
+
+def check_positive_int(value: object, name: str) -> int:
+    """A positive integer such as the number of rows ``n``.
+
+    Raises:
+        ParameterTypeError: not an integer.
+        ParameterError: not positive.
+    """
+    v = _exact_int(value, name)
+    if v < 1:
+        raise ParameterError(f"{name}: got {v}; it must be a positive int (>= 1)")
+    return v
+
+
+def check_count(value: object, n: int, name: str = "c") -> int:
+    """A true count ``c`` in ``[n] = {0, ..., n}``.
+
+    Raises:
+        ParameterTypeError: not an integer.
+        ParameterError: outside ``[0, n]``.
+    """
+    v = _exact_int(value, name)
+    if not 0 <= v <= n:
+        raise ParameterError(f"{name}: got {v}; it must be an int in [0, {n}]")
+    return v
+
+
+def check_draw(value: object, d: int, name: str = "u") -> int:
+    """An oracle draw ``u`` in ``[d]_+ = {1, ..., d}``.
+
+    Raises:
+        ParameterTypeError: not an integer.
+        ParameterError: outside ``[1, d]``.
+    """
+    v = _exact_int(value, name)
+    if not 1 <= v <= d:
+        raise ParameterError(
+            f"{name}: got {short_int(v)}; it must be an int in [1, d] with d = {short_int(d)}"
+        )
+    return v
