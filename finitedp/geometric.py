@@ -10,9 +10,9 @@ is tested against.
 
 >>> g = GeometricMechanism(2, Fraction(3, 2))
 >>> g.pmf(0)
-{0: Fraction(3, 5), 1: Fraction(4, 25), 2: Fraction(6, 25)}
+{0: Fraction(3, 5), 1: Fraction(2, 15), 2: Fraction(4, 15)}
 >>> g.cdf(1, 0), g.cdf(1, 1)
-(Fraction(2, 5), Fraction(19, 25))
+(Fraction(2, 5), Fraction(3, 5))
 """
 
 from __future__ import annotations
