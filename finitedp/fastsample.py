@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import gmpy2
 
-from .counting import CountingSampler, ceil_log2_int
+from .counting import CountingSampler
 from .errors import ParameterError
 from .exactmath import ceil_log, min_power_at_least
 from .params import check_count, check_positive_int, exact_fraction, inverse_natural
@@ -92,7 +92,7 @@ class FastSample(CountingSampler):
         ParameterError: a parameter out of range; FloatParameterError: a float.
     """
 
-    __slots__ = ("_dp", "_gamma", "_k_mix", "_t", "_table", "_width")
+    __slots__ = ("_dp", "_gamma", "_k_dp", "_k_mix", "_t", "_table", "_width")
 
     def __init__(
         self,
@@ -113,6 +113,7 @@ class FastSample(CountingSampler):
         super().__init__(n, eps, ratio, (n + 1) * dp * gam.denominator)
         self._gamma, self._t, self._dp = gam, t, dp
         self._k_mix = (gam.denominator - 1) * (n + 1)
+        self._k_dp = self._k_mix * dp
         self._width = min(self._t, n)
         self._table = self._search_table(a, b)
 
@@ -144,11 +145,14 @@ class FastSample(CountingSampler):
 
     @property
     def max_comparisons(self) -> int:
-        """``1 + ceil(log2(min(2t, n) + 1))``: one region test, then bisection of the table.
+        """``2 + floor(log2(M + 1))`` with ``M = min(2t, n)``: attained, so exact.
 
-        A draw outside the table's range is inverted by one floor division instead.
+        One test of the left stretch, the bisection of at most ``M`` table entries
+        (at most ``ceil(log2(M + 1))`` comparisons, and ``floor(log2(M + 1))`` on the
+        path that passes every entry), then one test of ``F(high)`` on that path.
+        A draw outside the table's range is finished by one floor division.
         """
-        return 1 + ceil_log2_int(min(2 * self._t, self._n) + 1)
+        return 1 + (min(2 * self._t, self._n) + 1).bit_length()
 
     def _truncated(self, c: int, z: int) -> int:
         if z < 0:
@@ -186,8 +190,12 @@ class FastSample(CountingSampler):
         i = bisect_left(self._table, u - (c + 1) * dp, low + offset, high + offset)
         if i < high + offset:
             return i - offset
-        # Right of the table F(z) = (z + 1 + K) d', up to F(n) = d.
-        return max(high, (u - 1) // dp - self._k_mix)
+        # From `high` on F(z) = (z + 1 + K) d' (F(n) = d included).  Testing F(high)
+        # first keeps the division's quotient range within [high + 1, n].
+        shifted = u - self._k_dp
+        if shifted <= (high + 1) * dp:
+            return high
+        return (shifted - 1) // dp
 
     def accuracy(self, beta: object) -> int:
         """The ``a`` of Thm 4.10 ii, ``ceil((2/eps~) ln(1/(beta - gamma)))``, computed exactly.
