@@ -41,9 +41,7 @@ def truncated_geometric_pmf(sampler: FastSample, c: int) -> dict[int, Fraction]:
 def lemma_4_12_pmf(sampler: FastSample, c: int) -> dict[int, Fraction]:
     gamma, n = sampler.gamma, sampler.n
     truncated = truncated_geometric_pmf(sampler, c)
-    return {
-        z: (1 - gamma) * truncated.get(z, Fraction(0)) + gamma / (n + 1) for z in range(n + 1)
-    }
+    return {z: (1 - gamma) * truncated.get(z, Fraction(0)) + gamma / (n + 1) for z in range(n + 1)}
 
 
 @pytest.mark.parametrize(("n", "eps", "gamma", "noise"), CASES)
@@ -60,7 +58,9 @@ def test_lemma_4_12_and_thm_4_10_i(n: int, eps: str, gamma: str, noise: str) -> 
     assert audit.max_comparisons == sampler.max_comparisons  # the stated maximum is attained
 
 
-@pytest.mark.parametrize(("n", "eps", "gamma"), [(4, "1", "1/2"), (5, "1/2", "1/3"), (3, "1/3", "1/8")])
+@pytest.mark.parametrize(
+    ("n", "eps", "gamma"), [(4, "1", "1/2"), (5, "1/2", "1/3"), (3, "1/3", "1/8")]
+)
 def test_thm_4_10_ii_accuracy(n: int, eps: str, gamma: str) -> None:
     sampler = FastSample(n, eps, gamma)
     audit = audit_counting(sampler)
@@ -72,7 +72,10 @@ def test_thm_4_10_ii_accuracy(n: int, eps: str, gamma: str) -> None:
 @pytest.mark.parametrize("noise", ["paper", "tight"])
 def test_lemma_3_2_condition_1_holds_for_the_truncation(noise: str) -> None:
     # The proof of Thm 4.10 i: Delta(Z' clamped, GeoSample) <= Pr[|Z - c| > t] meets (1).
-    for n, eps, gamma in [(5, Fraction(1), Fraction(1, 2)), (40, Fraction(1, 4), Fraction(1, 1000))]:
+    for n, eps, gamma in [
+        (5, Fraction(1), Fraction(1, 2)),
+        (40, Fraction(1, 4), Fraction(1, 1000)),
+    ]:
         sampler = FastSample(n, eps, gamma, noise=noise)
         alpha, t = sampler.noise.alpha, sampler.t
         delta = 2 * alpha ** (t + 1) / (1 + alpha)

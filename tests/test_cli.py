@@ -1,0 +1,77 @@
+"""The ``finitedp audit`` command: successes, failures and input errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from finitedp.cli import main
+
+
+def test_audit_geo_prints_exact_tables_and_claims(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "geo", "--n", "3", "--epsilon", "1/2"]) == 0
+    out = capsys.readouterr().out
+    assert "c = 0: {0: " in out
+    assert "max ratio over neighbouring counts = 5/4" in out  # k = 2: 1 + 2^-2
+    assert "FAILS" not in out and out.count("[holds]") == 5
+    assert "Readable (decimal, display only)" in out
+
+
+def test_audit_fast_tight(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "audit",
+            "fast",
+            "--n",
+            "4",
+            "--epsilon",
+            "1/3",
+            "--gamma",
+            "1/8",
+            "--beta",
+            "1/4",
+            "--noise",
+            "tight",
+            "--no-distributions",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "mode = tight" in out and "c = 0:" not in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["audit", "geo", "--n", "3", "--epsilon", "2/3"], "epsilon: got 2/3"),
+        (["audit", "geo", "--n", "0", "--epsilon", "1"], "n: got 0"),
+        (
+            ["audit", "fast", "--n", "3", "--epsilon", "1", "--gamma", "1/4", "--beta", "1/8"],
+            "beta: got 1/8",
+        ),
+        (["audit", "geo", "--n", "3", "--epsilon", "one"], "not an exact number"),
+    ],
+)
+def test_audit_input_errors_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_audit_fast_requires_gamma() -> None:
+    with pytest.raises(SystemExit, match="needs --gamma"):
+        main(["audit", "fast", "--n", "3", "--epsilon", "1"])
+
+
+def test_console_entry_point_runs() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "finitedp", "audit", "geo", "--n", "2", "--epsilon", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "GeoSample(n=2, epsilon=1)" in done.stdout

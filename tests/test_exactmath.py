@@ -1,0 +1,80 @@
+"""Exact logarithms, exponential comparisons and simplest fractions, against brute force."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from finitedp import GeometricRatio, ParameterError
+from finitedp.exactmath import (
+    ceil_log,
+    compare_exp,
+    exp_bounds,
+    min_power_at_least,
+    simplest_between,
+)
+
+positive = st.fractions(min_value=Fraction(1, 10**6), max_value=10**6)
+
+
+@given(positive, st.integers(2, 10))
+def test_ceil_log_is_the_least_sufficient_exponent(x: Fraction, base: int) -> None:
+    k = ceil_log(x, base)
+    assert Fraction(base) ** k >= x > Fraction(base) ** (k - 1)
+
+
+@given(st.fractions(min_value=-20, max_value=20), st.integers(8, 200))
+def test_exp_bounds_bracket_and_shrink(x: Fraction, precision: int) -> None:
+    low, high = exp_bounds(x, precision)
+    assert low <= high
+    # e^x e^-x = 1, so the two brackets must be consistent with each other.
+    low2, high2 = exp_bounds(-x, precision)
+    assert low * low2 <= 1 <= high * high2
+    assert high - low <= Fraction(64, 2**precision) * max(1, high)
+
+
+@given(
+    st.fractions(min_value=Fraction(1, 100), max_value=10), st.fractions(min_value=0, max_value=1)
+)
+def test_compare_exp_agrees_with_log_of_product(x: Fraction, t: Fraction) -> None:
+    # compare_exp(r, x) is monotone in r and consistent with bounds.
+    low, high = exp_bounds(x, 32)
+    assert compare_exp(low - t - Fraction(1, 10**9), x) == -1
+    assert compare_exp(high + t + Fraction(1, 10**9), x) == 1
+
+
+def test_compare_exp_known_values() -> None:
+    assert compare_exp(Fraction(271828, 100000), 1) == -1  # 2.71828 < e
+    assert compare_exp(Fraction(271829, 100000), 1) == 1
+    assert compare_exp(1, 0) == 0
+    assert compare_exp(Fraction(33, 32), Fraction(1, 32)) == -1  # ln(1 + x) < x
+
+
+@given(positive, st.integers(1, 60))
+def test_simplest_between_has_the_least_denominator(low: Fraction, width_den: int) -> None:
+    high = low + Fraction(1, width_den)
+    best = simplest_between(low, high)
+    assert low <= best <= high
+    for q in range(1, best.denominator):
+        # No fraction with a smaller denominator lies in [low, high].
+        p = -((-low.numerator * q) // low.denominator)  # ceil(low * q)
+        assert Fraction(p, q) > high
+
+
+@given(st.fractions(min_value=Fraction(101, 100), max_value=3), positive)
+def test_min_power_at_least(ratio: Fraction, target: Fraction) -> None:
+    a = min_power_at_least(ratio, target)
+    assert a >= 0 and ratio**a >= target
+    assert a == 0 or ratio ** (a - 1) < target
+
+
+def test_tight_ratio_examples_and_errors() -> None:
+    assert GeometricRatio.tight(Fraction(1, 100)) == GeometricRatio(200, 201)
+    assert GeometricRatio.tight(Fraction(1)).exp_epsilon == Fraction(23, 14)
+    with pytest.raises(ParameterError, match="slack"):
+        GeometricRatio.tight(Fraction(1), Fraction(0))
+    with pytest.raises(ParameterError, match="0 < a < b"):
+        GeometricRatio(3, 3)
