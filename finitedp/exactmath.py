@@ -26,6 +26,7 @@ from math import floor
 from .errors import ParameterError
 
 __all__ = [
+    "ceil_ln",
     "ceil_log",
     "ceil_log_ratio",
     "compare_exp",
@@ -174,3 +175,40 @@ def simplest_between(low: Fraction, high: Fraction) -> Fraction:
         p_prev, p = p, whole * p + p_prev
         q_prev, q = q, whole * q + q_prev
         low, high = 1 / (high - whole), 1 / (low - whole)
+
+
+def ceil_ln(coefficient: Fraction | int, x: Fraction | int) -> int:
+    """``ceil(coefficient * ln x)`` exactly, for rationals ``coefficient > 0`` and ``x > 0``.
+
+    It is the least integer ``A`` with ``e^(A / coefficient) >= x``, found by
+    exponential and binary search with :func:`compare_exp`.  BV's accuracy
+    tables are of this form, e.g. ``ceil(9/(2 eps) ln(2/beta))`` (Fig 3).
+
+    >>> ceil_ln(Fraction(9, 1), Fraction(2))    # 9 ln 2 = 6.238...
+    7
+
+    Raises:
+        ParameterError: ``coefficient <= 0`` or ``x <= 0``.
+    """
+    coefficient, x = Fraction(coefficient), Fraction(x)
+    if coefficient <= 0 or x <= 0:
+        raise ParameterError(f"ceil_ln: need coefficient > 0 and x > 0, got {coefficient}, {x}")
+
+    def enough(a: int) -> bool:
+        return compare_exp(x, Fraction(a) / coefficient) <= 0
+
+    if enough(0):
+        low, high = -1, 0
+        while enough(low):
+            low *= 2
+    else:
+        low, high = 0, 1
+        while not enough(high):
+            low, high = high, 2 * high
+    while high - low > 1:  # invariant: not enough(low), enough(high)
+        mid = (low + high) // 2
+        if enough(mid):
+            high = mid
+        else:
+            low = mid
+    return high

@@ -1,0 +1,58 @@
+"""Datasets: validation and true counts.
+
+Paper: BV Section 2.1 (a dataset is an ordered tuple of n rows from X) and
+Section 2.4 (``X = [m]_+``, the universe is indexed by ``1..m``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import Counter
+from collections.abc import Iterable
+
+from .errors import ParameterError, ParameterTypeError
+from .params import check_positive_int, short_int
+
+__all__ = ["check_dataset", "check_universe", "true_counts"]
+
+
+def check_universe(universe_size: object, n: int | None = None, *, at_least: int = 1) -> int:
+    """Validate ``|X| = m``: a positive int, at least ``at_least``.
+
+    Raises:
+        ParameterError: ``m`` is too small (the message names the bound).
+    """
+    m = check_positive_int(universe_size, "universe_size")
+    if m < at_least:
+        raise ParameterError(f"universe_size: got {m}; it must be at least {at_least}")
+    return m
+
+
+def check_dataset(data: Iterable[object], n: int, universe_size: int) -> tuple[int, ...]:
+    """Validate a dataset of exactly ``n`` rows, each an int in ``[1, universe_size]``.
+
+    Returns:
+        The rows as a tuple of Python ints.
+
+    Raises:
+        ParameterError: a wrong number of rows, or a row outside the universe
+            (the message names the first offending index).
+        ParameterTypeError: a row that is not an int.
+    """
+    rows = tuple(data)
+    if len(rows) != n:
+        raise ParameterError(f"data: got {len(rows)} rows; the mechanism was built for n = {n}")
+    for i, row in enumerate(rows):
+        if isinstance(row, bool) or not isinstance(row, numbers.Integral):
+            raise ParameterTypeError(f"data[{i}]: got {row!r}; rows must be ints in [1, m]")
+        if not 1 <= row <= universe_size:
+            raise ParameterError(
+                f"data[{i}]: got {short_int(int(row))}; rows must lie in the universe "
+                f"[1, {short_int(universe_size)}]"
+            )
+    return tuple(int(row) for row in rows)
+
+
+def true_counts(rows: Iterable[int]) -> dict[int, int]:
+    """``{x: c_x(D)}`` for the bins with a positive count, in increasing order of ``x``."""
+    return dict(sorted(Counter(rows).items()))

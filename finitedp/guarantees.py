@@ -1,0 +1,70 @@
+"""What a user-level mechanism promises: exact privacy and accuracy statements.
+
+Paper: BV Def 2.1 ((eps, delta)-DP), Defs 2.5-2.7 (per-query, simultaneous,
+and per-query-above-a-threshold accuracy).
+
+Every user-level mechanism exposes ``privacy`` (a :class:`Privacy`) and
+``accuracy(beta)`` (an :class:`Accuracy`), both exact, both serialisable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["Accuracy", "Privacy"]
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """``(epsilon, delta)``-differential privacy over neighbouring datasets (BV Def 2.1).
+
+    Attributes:
+        epsilon: the exact epsilon.
+        delta: the exact delta; 0 for pure differential privacy.
+    """
+
+    epsilon: Fraction
+    delta: Fraction = Fraction(0)
+
+    @property
+    def pure(self) -> bool:
+        """Whether ``delta == 0``."""
+        return self.delta == 0
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """``{"epsilon": "a/b", "delta": "a/b"}`` with exact fractions as strings."""
+        return {"epsilon": str(self.epsilon), "delta": str(self.delta)}
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """The accuracy a theorem guarantees at failure probability ``beta``.
+
+    Attributes:
+        beta: the failure probability.
+        per_query: ``a`` with ``Pr[|h_x - c_x| <= a] >= 1 - beta`` for every bin
+            ``x`` (with true count above ``threshold`` when that is set), BV Defs
+            2.5 / 2.7; ``None`` if the theorem gives none at this ``beta``.
+        threshold: ``t`` of Def 2.7, or ``None`` when the per-query bound holds for all counts.
+        simultaneous: ``a`` with ``Pr[max_x |h_x - c_x| <= a] >= 1 - beta`` (Def 2.6),
+            or ``None`` if the theorem gives none at this ``beta``.
+        source: the theorem or figure the numbers come from.
+    """
+
+    beta: Fraction
+    per_query: int | None
+    threshold: int | None
+    simultaneous: int | None
+    source: str
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The statement as JSON-ready values (``beta`` as an exact fraction string)."""
+        return {
+            "beta": str(self.beta),
+            "per_query": self.per_query,
+            "threshold": self.threshold,
+            "simultaneous": self.simultaneous,
+            "source": self.source,
+        }
