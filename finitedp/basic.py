@@ -69,7 +69,7 @@ def basic_histogram(
 
 def _check_bins(bins: Iterable[int], universe_size: int) -> list[int]:
     chosen = sorted(set(bins))
-    if chosen and not (1 <= chosen[0] and chosen[-1] <= universe_size):
+    if chosen and not (chosen[0] >= 1 and chosen[-1] <= universe_size):
         bad = chosen[0] if chosen[0] < 1 else chosen[-1]
         raise ParameterError(f"bins: {short_int(bad)} is outside [1, {short_int(universe_size)}]")
     return chosen

@@ -43,9 +43,7 @@ def _scale(counter: str, epsilon: Fraction) -> Fraction:
     return 2 / epsilon if counter == "geometric" else Fraction(9, 2) / epsilon
 
 
-def basic_accuracy(
-    counter: str, epsilon: Fraction, beta: Fraction, universe_size: int
-) -> Accuracy:
+def basic_accuracy(counter: str, epsilon: Fraction, beta: Fraction, universe_size: int) -> Accuracy:
     """Fig 3 / Thm 5.3: accuracy of ``BasicHistogram_{M,X}``.
 
     For FastSample the per-query bound needs ``beta >= 2 gamma`` and the

@@ -42,15 +42,18 @@ def check_dataset(data: Iterable[object], n: int, universe_size: int) -> tuple[i
     rows = tuple(data)
     if len(rows) != n:
         raise ParameterError(f"data: got {len(rows)} rows; the mechanism was built for n = {n}")
+    checked = []
     for i, row in enumerate(rows):
         if isinstance(row, bool) or not isinstance(row, numbers.Integral):
             raise ParameterTypeError(f"data[{i}]: got {row!r}; rows must be ints in [1, m]")
-        if not 1 <= row <= universe_size:
+        value = int(row)
+        if not 1 <= value <= universe_size:
             raise ParameterError(
-                f"data[{i}]: got {short_int(int(row))}; rows must lie in the universe "
+                f"data[{i}]: got {short_int(value)}; rows must lie in the universe "
                 f"[1, {short_int(universe_size)}]"
             )
-    return tuple(int(row) for row in rows)
+        checked.append(value)
+    return tuple(checked)
 
 
 def true_counts(rows: Iterable[int]) -> dict[int, int]:

@@ -119,6 +119,8 @@ class BoundedGeometricHistogram(HistogramMechanism):
 
     __slots__ = ("_beta0", "_sampler")
 
+    _beta0: Fraction | None
+
     def __init__(
         self,
         n: object,
@@ -210,6 +212,8 @@ class StabilityHistogram(HistogramMechanism):
     """
 
     __slots__ = ("_beta0", "_delta", "_pad", "_sampler", "_threshold")
+
+    _beta0: Fraction | None
 
     def __init__(
         self,

@@ -63,7 +63,7 @@ def satisfies_condition_1(
     """
     dlt = probability(delta, "delta", allow_zero=True)
     gam = probability(gamma, "gamma")
-    p = probability(min_probability, "min_probability")
+    p = probability(min_probability, "min_probability", allow_one=True)
     if (epsilon is None) == (exp_epsilon is None):
         raise ParameterError("give exactly one of epsilon and exp_epsilon")
     # Rearranged: e^eps * (gamma p - delta (1 - gamma)) >= gamma p + delta (1 - gamma).

@@ -138,16 +138,19 @@ def inverse_natural(value: object, name: str, *, below_one: bool = False) -> Fra
     return q
 
 
-def probability(value: object, name: str, *, allow_zero: bool = False) -> Fraction:
-    """An exact probability in ``(0, 1)`` (or ``[0, 1)`` with ``allow_zero``).
+def probability(
+    value: object, name: str, *, allow_zero: bool = False, allow_one: bool = False
+) -> Fraction:
+    """An exact probability in ``(0, 1)``, with ``0`` and ``1`` allowed on request.
 
     Raises:
         ParameterError: the value is outside the interval.
     """
     q = exact_fraction(value, name)
     low_ok = q >= 0 if allow_zero else q > 0
-    if not (low_ok and q < 1):
-        interval = "[0, 1)" if allow_zero else "(0, 1)"
+    high_ok = q <= 1 if allow_one else q < 1
+    if not (low_ok and high_ok):
+        interval = ("[0, " if allow_zero else "(0, ") + ("1]" if allow_one else "1)")
         raise ParameterError(f"{name}: got {q}; it must lie in {interval}")
     return q
 
