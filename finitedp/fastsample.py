@@ -125,8 +125,21 @@ class FastSample(CountingSampler):
         return self._dp - a ** (j + 1) * b ** (t - j) + a ** (t + 1)
 
     def _search_table(self, a: gmpy2.mpz, b: gmpy2.mpz) -> list[int]:
-        w, dp, k_mix = self._width, self._dp, self._k_mix
-        return [int(j * dp + k_mix * self._truncated_cdf(a, b, j)) for j in range(-w, w)]
+        w, t, dp, k_mix = self._width, self._t, self._dp, self._k_mix
+        # Running powers: one small-by-big product each, instead of a pow per entry.
+        pa, pb = [gmpy2.mpz(1)], [gmpy2.mpz(1)]
+        for _ in range(t + 1):
+            pa.append(pa[-1] * a)
+            pb.append(pb[-1] * b)
+        top = pa[t + 1]
+        table = []
+        for j in range(-w, w):
+            if j < 0:
+                truncated = pa[-j] * pb[t + 1 + j] - top
+            else:
+                truncated = dp - pa[j + 1] * pb[t - j] + top
+            table.append(int(j * dp + k_mix * truncated))
+        return table
 
     @property
     def gamma(self) -> Fraction:
