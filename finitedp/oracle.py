@@ -105,7 +105,8 @@ class SystemRandomSource:
     def __init__(self) -> None:
         self._buffer = b""
         self._position = 0
-        self._last: tuple[int, int, int] = (0, 0, 0)
+        # A valid plan (d = 1) so that no domain can match it without being checked.
+        self._last: tuple[int, int, int] = (1, 8, 1 << 64)
         _LIVE_SYSTEM_SOURCES.add(self)
 
     def _discard(self) -> None:
@@ -243,7 +244,7 @@ class ReplaySource:
     __slots__ = ("_position", "_tape")
 
     def __init__(self, tape: Iterable[tuple[int, int]]) -> None:
-        self._tape: Sequence[tuple[int, int]] = tuple((int(d), int(u)) for d, u in tape)
+        self._tape: Sequence[tuple[int, int]] = tuple(_tape_entry(i, e) for i, e in enumerate(tape))
         self._position = 0
 
     @property
@@ -275,6 +276,17 @@ class ReplaySource:
         """Raise :class:`~finitedp.errors.TapeError` unless every draw was used."""
         if self.remaining:
             raise TapeError(f"{self.remaining} recorded draws were not used")
+
+
+def _tape_entry(i: int, entry: object) -> tuple[int, int]:
+    """A tape entry ``(d, u)`` of two ints; anything else is a corrupt tape."""
+    pair = tuple(entry) if isinstance(entry, tuple | list) else ()
+    if len(pair) != 2:
+        raise TapeError(f"tape entry {i}: got {entry!r}; expected a pair (d, u)")
+    for value in pair:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TapeError(f"tape entry {i}: got {entry!r}; d and u must be ints")
+    return int(pair[0]), int(pair[1])
 
 
 def default_source() -> RandomSource:

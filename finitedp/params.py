@@ -18,6 +18,7 @@ finitedp.errors.FloatParameterError: epsilon: got 0.5 (a float); ... use Fractio
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from fractions import Fraction
 
@@ -47,7 +48,10 @@ def short_int(value: int) -> str:
 
 
 def _describe(value: object) -> str:
-    return f"{value!r} (a {type(value).__name__})"
+    kind = type(value).__name__
+    if _is_floatlike(value) and not kind.startswith("float"):
+        kind = f"float of type {kind}"
+    return f"{value!r} (a {kind})"
 
 
 def _is_floatlike(value: object) -> bool:
@@ -57,11 +61,21 @@ def _is_floatlike(value: object) -> bool:
     )
 
 
+def _double_repr(value: object) -> str:
+    return repr(float(value))  # type: ignore[arg-type]
+
+
 def _exact_spelling(value: object) -> str:
-    try:
-        intended = Fraction(repr(float(value)))  # type: ignore[arg-type]
-    except (ValueError, TypeError, OverflowError):
+    # The shortest decimal that round-trips is the number the user most likely
+    # meant: str() finds it in the value's own precision (numpy.float32(0.1) ->
+    # 0.1), repr(float()) in double precision (mpfr's str() prints 17 digits).
+    candidates = []
+    for spell in (str, _double_repr):
+        with contextlib.suppress(ValueError, TypeError, OverflowError):
+            candidates.append(Fraction(spell(value)))
+    if not candidates:
         return 'an int, a Fraction or a string such as "1/2"'
+    intended = min(candidates, key=lambda q: q.denominator)
     return f'Fraction({intended.numerator}, {intended.denominator}) or "{intended}"'
 
 
