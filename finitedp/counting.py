@@ -14,7 +14,8 @@ scaled CDF at zero of Def 4.3.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from .oracle import RandomSource, default_source, draw
@@ -27,13 +28,17 @@ __all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int"]
 class CountingSampler(ABC):
     """An exact inverse-CDF sampler for one counting query (BV Def 4.1)."""
 
-    __slots__ = ("_d", "_epsilon", "_n", "_ratio")
+    __slots__ = ("_d", "_epsilon", "_n", "_ratio", "_zero_table")
+
+    #: How many values of ``F(0, z)`` :meth:`invert_many` keeps for empty bins.
+    ZERO_TABLE_SIZE = 1024
 
     def __init__(self, n: int, epsilon: Fraction, ratio: GeometricRatio, d: int) -> None:
         self._n = n
         self._epsilon = epsilon
         self._ratio = ratio
         self._d = d
+        self._zero_table: list[int] | None = None
 
     @property
     def n(self) -> int:
@@ -108,6 +113,24 @@ class CountingSampler(ABC):
         if type(c) is not int or not 0 <= c <= self._n:
             c = check_count(c, self._n)
         return self._search(c, draw(rng or default_source(), self._d))
+
+    def invert_many(self, counts: Sequence[int], draws: Sequence[int]) -> list[int]:
+        """``sampler(c, u)`` for many pairs at once, for histograms over many bins.
+
+        Most bins of a large universe are empty, so ``F(0, z)`` for the first
+        ``ZERO_TABLE_SIZE`` values of ``z`` is kept once and searched with one C
+        bisection; any other pair takes the ordinary search.  Same function, same
+        results as calling the sampler pair by pair.
+        """
+        table = self._zero_table
+        if table is None:
+            size = min(self._n, self.ZERO_TABLE_SIZE)
+            table = self._zero_table = [int(self.cdf(0, z)) for z in range(size)]
+        last, search = table[-1], self._search
+        return [
+            bisect_left(table, u) if c == 0 and u <= last else search(c, u)
+            for c, u in zip(counts, draws, strict=True)
+        ]
 
     def scaled_cdf_at_zero(self, z: int) -> int:
         """``F_M(z)`` of BV Def 4.3: ``d * Pr[M(0, U) <= z]``, for ``z`` in ``[0, n]``."""

@@ -30,7 +30,7 @@ from .errors import ParameterError
 from .fastsample import FastSample
 from .geosample import GeoSample
 from .guarantees import Accuracy, Privacy
-from .oracle import RandomSource, default_source
+from .oracle import RandomSource, default_source, draws
 from .params import check_positive_int, exact_fraction, inverse_natural
 from .release import PartialHistogram
 from .stability import stability_histogram
@@ -179,9 +179,14 @@ class BoundedGeometricHistogram(HistogramMechanism):
         return self._universe_size
 
     def _release(self, rows: tuple[int, ...], rng: RandomSource) -> PartialHistogram:
-        bins = range(1, self._universe_size + 1)
-        noisy = noisy_counts(self._sampler, true_counts(rows), bins, rng)
-        return PartialHistogram.from_pairs(self._universe_size, noisy)
+        # Alg 5.1 with the draws taken in one batch, bin 1 first, as sequential calls would.
+        m, sampler = self._universe_size, self._sampler
+        occupied = true_counts(rows)
+        counts = [0] * m
+        for x, c in occupied.items():
+            counts[x - 1] = c
+        noisy = sampler.invert_many(counts, draws(rng, sampler.d, m))
+        return PartialHistogram.from_pairs(m, zip(range(1, m + 1), noisy, strict=True))
 
     def __repr__(self) -> str:
         return (

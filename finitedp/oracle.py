@@ -53,6 +53,7 @@ __all__ = [
     "SystemRandomSource",
     "default_source",
     "draw",
+    "draws",
 ]
 
 
@@ -136,6 +137,18 @@ class SystemRandomSource:
             self._position = end
             if x < limit:
                 return x % d + 1
+
+    def uniform_many(self, d: int, count: int) -> list[int]:
+        """``count`` independent draws ``uniform(d)``, with one read from the OS."""
+        _, width, limit = self._plan(d)
+        out: list[int] = []
+        while len(out) < count:
+            block = os.urandom(width * (count - len(out)))
+            for start in range(0, len(block), width):
+                x = int.from_bytes(block[start : start + width], "big")
+                if x < limit:
+                    out.append(x % d + 1)
+        return out
 
     def __repr__(self) -> str:
         return "SystemRandomSource()"
@@ -292,6 +305,19 @@ def _tape_entry(i: int, entry: object) -> tuple[int, int]:
 def default_source() -> RandomSource:
     """The source used when a mechanism is given ``rng=None``: the OS CSPRNG."""
     return SystemRandomSource()
+
+
+def draws(rng: RandomSource, d: int, count: int) -> list[int]:
+    """``count`` oracle calls ``uniform(d)`` in a row, as a list in call order.
+
+    A source may batch them through a ``uniform_many(d, count)`` method, which
+    must be distributed exactly like ``count`` separate calls; the other sources
+    (seeded, recording, replaying, the checker's) are called one draw at a time.
+    """
+    bulk = getattr(rng, "uniform_many", None)
+    if bulk is not None:
+        return list(bulk(d, count))
+    return [draw(rng, d) for _ in range(count)]
 
 
 def draw(rng: RandomSource, d: int) -> int:

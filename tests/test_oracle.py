@@ -839,3 +839,32 @@ def test_draw_passes_symbolic_draws_of_the_right_domain() -> None:
 def test_mechanism_refuses_a_broken_source() -> None:
     with pytest.raises(OracleError, match=r"^ConstantSource\.uniform"):
         SAMPLER.sample(2, rng=ConstantSource(SAMPLER.d + 1))
+
+
+# -- draws: batched oracle calls -------------------------------------------------
+
+
+def test_draws_without_a_bulk_method_is_sequential_calls() -> None:
+    from finitedp.oracle import draws
+
+    assert draws(SeededSource(b"x"), 1000, 7) == [SeededSource(b"x").uniform(1000)] + draws(
+        _skip_one(SeededSource(b"x"), 1000), 1000, 6
+    )
+
+
+def _skip_one(source: SeededSource, d: int) -> SeededSource:
+    source.uniform(d)
+    return source
+
+
+def test_system_uniform_many_maps_bytes_like_uniform(monkeypatch: pytest.MonkeyPatch) -> None:
+    from finitedp.oracle import draws
+
+    d = 6
+    width = (5 + 64 + 7) // 8  # bitlength(d - 1) + 64 bits, in whole bytes
+    limit = (1 << (8 * width)) - (1 << (8 * width)) % d
+    blocks = [(limit - 1).to_bytes(width, "big"), limit.to_bytes(width, "big"), bytes(width)]
+    feed = iter([b"".join(blocks), bytes(width)])
+    monkeypatch.setattr(oracle.os, "urandom", lambda k: next(feed)[:k])
+    # limit - 1 is accepted, limit is rejected, 0 maps to 1; the rejected slot is redrawn.
+    assert draws(SystemRandomSource(), d, 3) == [(limit - 1) % d + 1, 1, 1]
