@@ -22,7 +22,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from fractions import Fraction
 
-from .basic import noisy_counts
 from .bounds import basic_accuracy, stability_accuracy, stability_threshold
 from .counting import CountingSampler
 from .dataset import check_dataset, check_universe, true_counts
