@@ -132,14 +132,9 @@ class FastSample(CountingSampler):
             pa.append(pa[-1] * a)
             pb.append(pb[-1] * b)
         top = pa[t + 1]
-        table = []
-        for j in range(-w, w):
-            if j < 0:
-                truncated = pa[-j] * pb[t + 1 + j] - top
-            else:
-                truncated = dp - pa[j + 1] * pb[t - j] + top
-            table.append(int(j * dp + k_mix * truncated))
-        return table
+        below = [pa[-j] * pb[t + 1 + j] - top for j in range(-w, 0)]
+        above = [dp - pa[j + 1] * pb[t - j] + top for j in range(w)]
+        return [int(j * dp + k_mix * f) for j, f in zip(range(-w, w), below + above, strict=True)]
 
     @property
     def gamma(self) -> Fraction:
