@@ -1,0 +1,577 @@
+"""Approximate binomial and order-statistic sampling with bounded bit lengths.
+
+Paper: BV Section 6.3 up to Alg 6.21: Def 6.12 (truncated convolution), Lemma 6.13,
+Cor 6.14, Prop 6.15 + Alg 6.16 (ApproxConvExp), Prop 6.17 + Alg 6.18 (ApproxBinSample),
+Prop 6.19 + Alg 6.20 (ApproxOrdSample); Prop 6.6 + Alg 6.7 (the exact OrdSample).
+
+The exact OrdSample samples ``Bin(m, p)`` for ``m`` near ``|X|``, whose probabilities
+have ``Omega(m)`` bits.  BV replace it by inverse-CDF sampling from the CDF of the
+``m``-fold convolution of ``a = (s - p', p')`` with ``p' = floor(s p / q)``, computed
+by repeated squaring and rounded down to multiples of ``1/s`` at every step
+(:func:`approx_conv_exp`); every number then has ``O(log s + log t)`` bits.
+
+Speed without changing a single output.  :func:`approx_bin_sample` returns exactly
+what Alg 6.18 returns for every draw ``u``: it only needs to know whether
+``u <= F_l`` for the CDF entries ``F_l`` of Alg 6.18 step 4c.  When ``s`` is large
+(the SparseHistogram case, ``log2 s ~ 65 n``), it first runs Alg 6.16 on intervals
+of width ``2^r`` (``r`` chosen so that about ``log2(m) + 2 log2(t') + 64`` bits are kept):
+floors and convolutions of non-negative vectors are monotone, so lower and upper
+bounds propagate through every step and bracket each exact ``F_l``.  A comparison
+the bounds decide is the comparison Alg 6.18 makes; only if ``u`` falls inside a
+gap (probability about ``2^-60`` per call) is the exact Alg 6.16 run.  See
+``proofs_notes/approx_sampling.md``.
+
+Everything is integer arithmetic (``gmpy2.mpz`` in the hot paths); the only
+randomness is :func:`finitedp.oracle.draw`, and draws are only compared with
+integers, so :mod:`finitedp.checker` can enumerate these samplers exactly.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from math import comb
+
+import gmpy2
+
+from .errors import ParameterError, ParameterTypeError
+from .oracle import RandomSource, draw
+from .params import short_int
+
+__all__ = [
+    "approx_bin_sample",
+    "approx_conv_exp",
+    "approx_ord_sample",
+    "binomial_pmf",
+    "convolve",
+    "exact_bin_sample",
+    "exact_ord_sample",
+]
+
+#: Bits kept beyond ``log2(m) + 2 log2(t')`` by the interval pass of Alg 6.16: a
+#: draw then falls between the bounds with probability about ``2^-60`` per call.
+_GUARD_BITS = 64
+
+#: The interval pass runs when ``s`` has more than this many times the bits it keeps.
+#: Below that, its two bounds cost more than the exact numbers: both are short and
+#: Python's per-operation overhead dominates (measured crossover near 1000-bit ``s``).
+_INTERVAL_MIN_RATIO = 8
+
+_ZERO = gmpy2.mpz(0)
+
+
+# -- validation -----------------------------------------------------------------
+
+
+def _int_at_least(value: object, name: str, low: int, extra: str = "") -> int:
+    """An ``int`` (or other Integral, not bool) that is at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterTypeError(
+            f"{name}: got {value!r} (a {type(value).__name__}); it must be an int"
+        )
+    v = int(value)
+    if v < low:
+        raise ParameterError(f"{name}: got {short_int(v)}; it must be an int >= {low}{extra}")
+    return v
+
+
+def _vector(values: Sequence[int], name: str) -> list[gmpy2.mpz]:
+    """A sequence of non-negative integers, as ``mpz``."""
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+        raise ParameterTypeError(f"{name}: got a {type(values).__name__}; use a list of ints")
+    out = []
+    for k, x in enumerate(values):
+        out.append(gmpy2.mpz(_int_at_least(x, f"{name}[{k}]", 0)))
+    return out
+
+
+# -- Def 6.12: truncated convolution by Kronecker substitution -------------------
+
+
+def _convolve(a: list[gmpy2.mpz], b: list[gmpy2.mpz], t: int) -> list[gmpy2.mpz]:
+    """The first ``t`` terms of ``a * b`` for non-negative ``mpz`` vectors; no checks."""
+    same = a is b
+    a, b = a[:t], b[:t]  # later terms cannot reach an index below t
+    if t == 1:  # a scalar product: the common case of Alg 6.18's first round
+        return [a[0] * b[0]] if a and b else [_ZERO]
+    top_a, top_b = max(a, default=_ZERO), max(b, default=_ZERO)
+    if not top_a or not top_b:
+        return [_ZERO] * t
+    # A coefficient sums at most min(len) products, each below 2^(bits(a) + bits(b)),
+    # so it is below 2^width and no slot carries into the next one.
+    width = top_a.bit_length() + top_b.bit_length() + min(len(a), len(b)).bit_length()
+    packed = gmpy2.pack(a, width)
+    # Squaring one operand (gmpy2 passes both to GMP as the same limbs) is faster.
+    product = packed * packed if same else packed * gmpy2.pack(b, width)
+    out: list[gmpy2.mpz] = gmpy2.unpack(gmpy2.f_mod_2exp(product, t * width), width)
+    if len(out) < t:  # unpack omits zero slots above the highest non-zero one
+        out.extend([_ZERO] * (t - len(out)))
+    return out[:t]
+
+
+def convolve(a: Sequence[int], b: Sequence[int], t: int) -> list[int]:
+    """The first ``t`` terms of the convolution ``a * b`` of two non-negative integer vectors.
+
+    Paper: BV Def 6.12 (``(a*b)_k = sum_{i<=k} a_i b_{k-i}`` for ``k`` in ``[t-1]``).
+
+    Computed by Kronecker substitution: each vector is packed into one integer with
+    slots of ``bitlen(max a) + bitlen(max b) + bitlen(min(len a, len b))`` bits,
+    wide enough that no coefficient overflows its slot; one ``gmpy2`` product, then
+    the first ``t`` slots are unpacked.  Missing entries count as zero.
+
+    Args:
+        a: non-negative integers (only the first ``t`` matter).
+        b: non-negative integers (only the first ``t`` matter).
+        t: the number of terms, ``t >= 0``.
+
+    Returns:
+        ``[(a*b)_0, ..., (a*b)_{t-1}]`` as ints.
+
+    Raises:
+        ParameterError: ``t < 0`` or a negative entry.
+        ParameterTypeError: ``t`` or an entry is not an int, or ``a``/``b`` is not a sequence.
+
+    >>> convolve([1, 2], [3, 4, 5], 4)
+    [3, 10, 13, 10]
+    """
+    t = _int_at_least(t, "t", 0)
+    va, vb = _vector(a, "a"), _vector(b, "b")
+    if t == 0:
+        return []
+    return [int(x) for x in _convolve(va, vb, t)]
+
+
+# -- Alg 6.16: ApproxConvExp -----------------------------------------------------
+
+
+def _check_conv_exp(
+    a: Sequence[int], i: object, s: object, t: object
+) -> tuple[list[gmpy2.mpz], int, int, int]:
+    i = _int_at_least(i, "i", 1)
+    s = _int_at_least(s, "s", 1)
+    t = _int_at_least(t, "t", 1)
+    va = _vector(a, "a")
+    if len(va) != t:
+        raise ParameterError(f"a: got {len(va)} entries; it must lie in [s]^t, so have t = {t}")
+    for k, x in enumerate(va):
+        if x > s:
+            raise ParameterError(
+                f"a[{k}]: got {short_int(int(x))}; entries must lie in [0, s] = [0, {short_int(s)}]"
+            )
+    total = sum(va, _ZERO)
+    if total > s:
+        raise ParameterError(
+            f"a: ||a||_1 = {short_int(int(total))}; it must be at most s = {short_int(s)}"
+        )
+    return va, i, s, t
+
+
+def _floor_div(values: list[gmpy2.mpz], odd: gmpy2.mpz, shift: int) -> list[gmpy2.mpz]:
+    """``floor(x / (odd * 2^shift))`` for each ``x``; a shift is far cheaper than a division."""
+    # floor(floor(x / 2^e) / o) = floor(x / (o 2^e)) for integers x >= 0, o >= 1.
+    if odd == 1:
+        return [x >> shift for x in values]
+    return [(x >> shift) // odd for x in values]
+
+
+def _conv_power(a: list[gmpy2.mpz], i: int, s: int, t: int) -> list[gmpy2.mpz]:
+    """Alg 6.16 on valid arguments: the recursion unrolled over the bits of ``i``."""
+    # ApproxConvExp(a, i) depends on ApproxConvExp(a, floor(i/2)) and on the parity
+    # of i only, so reading i's bits after the leading 1 from the top computes the
+    # same values as the recursion, without a recursion depth of log2(i).
+    shift = (s & -s).bit_length() - 1  # s = odd * 2^shift
+    odd = gmpy2.mpz(s >> shift)
+    odd2 = odd * odd
+    b = a
+    for bit in bin(i)[3:]:
+        bb = _convolve(b, b, t)
+        if bit == "0":  # i even: floor((b * b) / s)
+            b = _floor_div(bb, odd, shift)
+        else:  # i odd: floor((a * b * b) / s^2)
+            b = _floor_div(_convolve(a, bb, t), odd2, 2 * shift)
+    return b
+
+
+def approx_conv_exp(a: Sequence[int], i: int, s: int, t: int) -> list[int]:
+    """ApproxConvExp: the ``i``-fold convolution of ``a``, rounded down at every squaring.
+
+    Paper: BV Alg 6.16, Prop 6.15.
+
+    ``ApproxConvExp(a, 1) = a``; for ``i > 1`` with ``b = ApproxConvExp(a, floor(i/2))``
+    it returns ``floor((b*b)/s)`` if ``i`` is even and ``floor((a*b*b)/s^2)`` if ``i``
+    is odd, each truncated to ``t`` terms (Def 6.12).  By Prop 6.15 the result lies in
+    ``[s]^t`` with ``||.||_1 <= s`` (i), its first ``t' < t`` terms do not depend on
+    ``t`` (ii), and ``||d/s - *^(i)(a)/s^i||_1 <= (t/s)(i - 1)`` (iii).
+
+    Args:
+        a: a vector in ``[s]^t`` (exactly ``t`` entries in ``[0, s]``) with ``||a||_1 <= s``.
+        i: the number of factors, ``i >= 1``.
+        s: the scale, ``s >= 1``.
+        t: the number of terms kept, ``t >= 1``.
+
+    Returns:
+        ``d = ApproxConvExp_{s,t}(a, i)`` as ``t`` ints.
+
+    Raises:
+        ParameterError: a parameter outside the range above (the message names it).
+        ParameterTypeError: a parameter or entry is not an int.
+
+    >>> approx_conv_exp([6, 4, 0], 2, 10, 3)  # (0.6 + 0.4x)^2 = 0.36 + 0.48x + 0.16x^2
+    [3, 4, 1]
+    """
+    va, i, s, t = _check_conv_exp(a, i, s, t)
+    return [int(x) for x in _conv_power(va, i, s, t)]
+
+
+def _precision_shift(i: int, s: int, t: int) -> int:
+    """The ``r`` of the interval pass of Alg 6.16, or 0 when exact arithmetic is as cheap."""
+    kept = i.bit_length() + 2 * t.bit_length() + _GUARD_BITS
+    if s.bit_length() <= _INTERVAL_MIN_RATIO * kept:
+        return 0
+    return s.bit_length() - kept
+
+
+def _conv_power_bounds(
+    a: list[gmpy2.mpz], i: int, s: int, t: int, r: int
+) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
+    """Vectors ``lo, hi`` with ``2^r lo <= ApproxConvExp_{s,t}(a, i) <= 2^r hi`` entrywise.
+
+    ``r`` must satisfy ``1 <= r < bitlen(s)``.  With ``S- = floor(s / 2^r)`` and
+    ``S+ = ceil(s / 2^r)``: if ``2^r lo <= b <= 2^r hi`` then, as convolution and
+    floor are monotone on non-negative vectors, ``floor(b*b/s) >= 2^r floor((lo*lo)/S+)``
+    and ``<= 2^r ceil((hi*hi)/S-)``, and likewise with ``a*b*b`` and ``S-^2, S+^2``.
+    """
+    s_lo = gmpy2.mpz(s >> r)
+    s_hi = gmpy2.c_div_2exp(gmpy2.mpz(s), r)
+    s_lo2, s_hi2 = s_lo * s_lo, s_hi * s_hi
+    a_lo = [gmpy2.f_div_2exp(x, r) for x in a]
+    a_hi = [gmpy2.c_div_2exp(x, r) for x in a]
+    bits = bin(i)[3:]
+    if t == 1:  # scalars, without list overhead: the first round of every Alg 6.18 call
+        c_lo, c_hi = a_lo[0], a_hi[0]
+        x_lo, x_hi = c_lo, c_hi
+        for bit in bits:
+            if bit == "0":
+                x_lo = x_lo * x_lo // s_hi
+                x_hi = gmpy2.c_div(x_hi * x_hi, s_lo)
+            else:
+                x_lo = c_lo * x_lo * x_lo // s_hi2
+                x_hi = gmpy2.c_div(c_hi * x_hi * x_hi, s_lo2)
+            if x_hi > s_hi:
+                x_hi = s_hi
+        return [x_lo], [x_hi]
+    lo, hi = a_lo, a_hi
+    for bit in bits:
+        low, high = _convolve(lo, lo, t), _convolve(hi, hi, t)
+        if bit == "0":
+            lo = [x // s_hi for x in low]
+            hi = [gmpy2.c_div(x, s_lo) for x in high]
+        else:
+            lo = [x // s_hi2 for x in _convolve(a_lo, low, t)]
+            hi = [gmpy2.c_div(x, s_lo2) for x in _convolve(a_hi, high, t)]
+        # Every exact entry is at most s <= 2^r S+ (Prop 6.15 i): keeps hi from growing.
+        hi = [x if x <= s_hi else s_hi for x in hi]
+    return lo, hi
+
+
+# -- Alg 6.18: ApproxBinSample ---------------------------------------------------
+
+
+def _prefix_sums(values: list[gmpy2.mpz]) -> list[gmpy2.mpz]:
+    out, total = [], _ZERO
+    for x in values:
+        total += x
+        out.append(total)
+    return out
+
+
+class _RoundCdf:
+    """The CDF ``F_k = d_0 + ... + d_k`` of one round of Alg 6.18 (``d = ApproxConvExp``).
+
+    Holds certified bounds ``2^r lo_k <= F_k <= 2^r hi_k`` when ``s`` is large, and
+    computes the exact ``F`` only the first time the bounds cannot decide ``F_l >= u``.
+    """
+
+    __slots__ = ("_a", "_exact", "_hi", "_i", "_lo", "_r", "_s", "_t")
+
+    def __init__(self, a: list[gmpy2.mpz], i: int, s: int, t: int) -> None:
+        self._a, self._i, self._s, self._t = a, i, s, t
+        self._r = _precision_shift(i, s, t)
+        self._exact: list[gmpy2.mpz] | None = None
+        self._lo: list[gmpy2.mpz] = []
+        self._hi: list[gmpy2.mpz] = []
+        if self._r:
+            lo, hi = _conv_power_bounds(a, i, s, t, self._r)
+            self._lo = [x << self._r for x in _prefix_sums(lo)]
+            self._hi = [x << self._r for x in _prefix_sums(hi)]
+        else:
+            self._exact = self._compute_exact()
+
+    def _compute_exact(self) -> list[gmpy2.mpz]:
+        return _prefix_sums(_conv_power(self._a, self._i, self._s, self._t))
+
+    def at_least(self, ell: int, u: int) -> bool:
+        """Decide ``F_ell >= u`` exactly; ``u`` (a draw) is only compared with integers."""
+        exact = self._exact
+        if exact is None:
+            if u <= self._lo[ell]:
+                return True
+            if u > self._hi[ell]:
+                return False
+            # u lies between the bounds: only the exact F_ell decides.
+            exact = self._exact = self._compute_exact()
+        return bool(u <= exact[ell])
+
+
+def approx_bin_sample(m: int, p: int, q: int, s: int, t: int, rng: RandomSource) -> int:
+    """ApproxBinSample: approximately sample ``min{Bin(m, p/q), t}`` with numbers of O(log s) bits.
+
+    Paper: BV Alg 6.18, Prop 6.17.
+
+    Alg 6.18: if ``t = 0`` return 0.  Draw ``u`` uniform in ``[1, s]``; let
+    ``p' = floor(s p / q)``.  For ``t' = 1, 2, 4, ...`` while ``t' < 2t``: let
+    ``a = (s - p', p', 0, ...)`` in ``[s]^t'``, ``d = ApproxConvExp_{s,t'}(a, m)``,
+    ``F_k = d_0 + ... + d_k``; for ``l`` from ``floor(t'/2)`` to ``t' - 1``, if
+    ``F_l >= u`` return ``min{l, t}``.  If no round returns, return ``t``.
+    Hence ``Pr[output = l] = d_l / s`` for ``l < t`` (with ``d`` for ``t' = t``), and
+    ``Delta(output, min{Bin(m, p/q), t}) <= (m (t + 1) - t) / s`` (Prop 6.17).  An
+    output ``l`` takes at most ``1 + ceil(log2(l + 1))`` rounds.
+
+    The output is Alg 6.18's for every ``u``; each comparison ``F_l >= u`` is first
+    tried against certified bounds on ``F_l`` (module notes) and computed exactly only
+    if they do not decide it.
+
+    Oracle calls, in order: none if ``t = 0``; otherwise exactly one, ``u = uniform(s)``,
+    which is only ever compared with integers.
+
+    Args:
+        m: the number of Bernoulli trials, ``m >= 1`` (``m = 0`` is allowed when
+            ``t = 0``: Alg 6.20 makes that call once all ``n + 1`` values are placed).
+        p: the success numerator, in ``[0, q]``.
+        q: the success denominator, ``q >= 1``.
+        s: the precision, ``s >= max(m, 1)``.
+        t: the truncation, ``t >= 0``.
+        rng: the randomness source.
+
+    Returns:
+        An int in ``[0, t]``.
+
+    Raises:
+        ParameterError: a parameter outside the range above (the message names it).
+        ParameterTypeError: a parameter is not an int.
+    """
+    t = _int_at_least(t, "t", 0)
+    m = _int_at_least(m, "m", 0 if t == 0 else 1, "" if t == 0 else " when t >= 1")
+    q = _int_at_least(q, "q", 1)
+    p = _int_at_least(p, "p", 0)
+    if p > q:
+        raise ParameterError(f"p: got {short_int(p)}; it must lie in [0, q] = [0, {short_int(q)}]")
+    s = _int_at_least(s, "s", max(m, 1), " (BV require s >= m)")
+    if t == 0:
+        return 0
+    u = draw(rng, s)
+    p_scaled = gmpy2.mpz(s) * p // q
+    t_prime = 1
+    while t_prime < 2 * t:  # at most 1 + ceil(log2 t) rounds
+        a = ([s - p_scaled, p_scaled] + [_ZERO] * t_prime)[:t_prime]
+        cdf = _RoundCdf(a, m, s, t_prime)
+        for ell in range(t_prime // 2, t_prime):
+            if cdf.at_least(ell, u):
+                return min(ell, t)
+        t_prime *= 2
+    return t
+
+
+# -- Alg 6.20: ApproxOrdSample ---------------------------------------------------
+
+
+def _cdf_values(cdf: Callable[[int], int], n: int) -> list[int]:
+    """``F(0), ..., F(n)``, checked to be ints in ``[d]_+`` and non-decreasing."""
+    values: list[int] = []
+    for v in range(n + 1):
+        f = cdf(v)
+        if isinstance(f, bool) or not isinstance(f, numbers.Integral):
+            raise ParameterTypeError(f"cdf: F({v}) = {f!r} (a {type(f).__name__}); F maps to ints")
+        f = int(f)
+        if f < 1:
+            raise ParameterError(f"cdf: F({v}) = {short_int(f)}; F must map [n] into [d]_+ (>= 1)")
+        if values and f < values[-1]:
+            raise ParameterError(
+                f"cdf: F({v}) = {short_int(f)} < F({v - 1}) = {short_int(values[-1])}; "
+                f"F must be non-decreasing"
+            )
+        values.append(f)
+    return values
+
+
+def _histogram_to_order_statistics(counts: list[int]) -> tuple[int, ...]:
+    """``counts[v]`` copies of each ``v``, from ``v = n`` down to 0 (non-increasing)."""
+    out: list[int] = []
+    for v in range(len(counts) - 1, -1, -1):
+        out.extend([v] * counts[v])
+    return tuple(out)
+
+
+def approx_ord_sample(
+    cdf: Callable[[int], int], n: int, m: int, s: int, rng: RandomSource
+) -> tuple[int, ...]:
+    """ApproxOrdSample: approximately the top ``n + 1`` order statistics of ``m`` draws from ``F``.
+
+    Paper: BV Alg 6.20, Prop 6.19 (approximating Alg 6.7 / Prop 6.6).
+
+    With ``L = 0``, for ``v`` from ``n`` down to 1: ``l_v = ApproxBinSample_{s, n+1-L}(m - L,
+    F(v) - F(v-1), F(v))`` and ``L += l_v``; then ``l_0 = n + 1 - L``.  The output
+    ``(c_0, ..., c_n)`` is ``l_n`` copies of ``n``, then ``l_{n-1}`` copies of ``n - 1``,
+    ..., then ``l_0`` copies of 0.  Its statistical distance from the top ``n + 1``
+    order statistics ``(Z_(m), ..., Z_(m-n))`` of ``m`` i.i.d. draws with CDF ``F/d``
+    is at most ``m (n^2 + 2n) / s`` (Prop 6.19).
+
+    ``F`` is evaluated once at each of ``0, ..., n`` (in that order) before any draw.
+
+    Oracle calls, in order: for ``v = n, n-1, ..., 1`` while fewer than ``n + 1`` values
+    are placed (``L < n + 1``), one ``uniform(s)`` (:func:`approx_bin_sample`); none after.
+
+    Args:
+        cdf: ``F: [n] -> [d]_+``, non-decreasing with ``F(n) = d``, e.g.
+            ``sampler.scaled_cdf_at_zero`` of a ``GeoSample`` or ``FastSample``.
+        n: the largest value, ``n >= 1``.
+        m: the number of draws, ``m >= n + 1``.
+        s: the precision, ``s >= m``.
+        rng: the randomness source.
+
+    Returns:
+        ``(c_0, ..., c_n)``, non-increasing, in ``[0, n]``.
+
+    Raises:
+        ParameterError: a parameter outside the range above, or ``F`` not an
+            int-valued, non-decreasing map into ``[d]_+`` (the message names it).
+        ParameterTypeError: a parameter or a value of ``F`` is not an int.
+    """
+    n = _int_at_least(n, "n", 1)
+    m = _int_at_least(m, "m", n + 1, " (BV Alg 6.20 needs m >= n + 1)")
+    s = _int_at_least(s, "s", m, " (BV Alg 6.20 needs s >= m)")
+    f = _cdf_values(cdf, n)
+    counts = [0] * (n + 1)
+    placed = 0
+    for v in range(n, 0, -1):
+        counts[v] = approx_bin_sample(m - placed, f[v] - f[v - 1], f[v], s, n + 1 - placed, rng)
+        placed += counts[v]
+    counts[0] = n + 1 - placed
+    return _histogram_to_order_statistics(counts)
+
+
+# -- exact references: Cor 6.14, Alg 6.7 -----------------------------------------
+
+
+def _check_binomial(m: object, p: object, q: object) -> tuple[int, int, int]:
+    m = _int_at_least(m, "m", 0)
+    q = _int_at_least(q, "q", 1)
+    p = _int_at_least(p, "p", 0)
+    if p > q:
+        raise ParameterError(f"p: got {short_int(p)}; it must lie in [0, q] = [0, {short_int(q)}]")
+    return m, p, q
+
+
+def binomial_pmf(m: int, p: int, q: int) -> list[Fraction]:
+    """The exact probability mass function of ``Bin(m, p/q)``, as ``m + 1`` fractions.
+
+    Paper: BV Cor 6.14 (``f_Z = *^(m)(1 - p/q, p/q)``), computed in closed form.
+
+    Args:
+        m: the number of trials, ``m >= 0``.
+        p: the success numerator, in ``[0, q]``.
+        q: the success denominator, ``q >= 1``.
+
+    Returns:
+        ``[Pr[Bin(m, p/q) = k] for k in 0..m]``; it sums to exactly 1.
+
+    Raises:
+        ParameterError: a parameter outside the range above.
+        ParameterTypeError: a parameter is not an int.
+
+    >>> binomial_pmf(2, 1, 3)
+    [Fraction(4, 9), Fraction(4, 9), Fraction(1, 9)]
+    """
+    m, p, q = _check_binomial(m, p, q)
+    total = q**m
+    return [Fraction(comb(m, k) * p**k * (q - p) ** (m - k), total) for k in range(m + 1)]
+
+
+def exact_bin_sample(m: int, p: int, q: int, t: int, rng: RandomSource) -> int:
+    """Sample ``min{Bin(m, p/q), t}`` exactly, by inverse CDF with denominator ``q^m``.
+
+    Paper: BV Lemma 2.13 (inverse transform sampling) applied to Cor 6.14; the
+    binomial step of Alg 6.7.  A reference for tests: the draw has ``m log2 q``
+    bits and the loop up to ``min(t, m + 1)`` terms, so it is feasible only for
+    small ``m`` (this is the ``Omega(m)`` cost that Alg 6.18 avoids).
+
+    Returns the smallest ``k < t`` with ``u <= sum_{j<=k} C(m,j) p^j (q-p)^(m-j)``,
+    or ``t`` if there is none.
+
+    Oracle calls, in order: none if ``t = 0``; otherwise exactly one,
+    ``u = uniform(q^m)``, only compared with integers.
+
+    Args:
+        m: the number of trials, ``m >= 0``.
+        p: the success numerator, in ``[0, q]``.
+        q: the success denominator, ``q >= 1``.
+        t: the truncation, ``t >= 0``.
+        rng: the randomness source.
+
+    Returns:
+        An int in ``[0, min(m, t)]``.
+
+    Raises:
+        ParameterError: a parameter outside the range above.
+        ParameterTypeError: a parameter is not an int.
+    """
+    m, p, q = _check_binomial(m, p, q)
+    t = _int_at_least(t, "t", 0)
+    if t == 0:
+        return 0
+    u = draw(rng, q**m)
+    cumulative = 0
+    for k in range(min(t, m + 1)):  # at k = m the sum is q^m >= u
+        cumulative += comb(m, k) * p**k * (q - p) ** (m - k)
+        if u <= cumulative:
+            return k
+    return t
+
+
+def exact_ord_sample(
+    cdf: Callable[[int], int], n: int, m: int, rng: RandomSource
+) -> tuple[int, ...]:
+    """OrdSample: exactly the top ``n + 1`` order statistics of ``m`` i.i.d. draws from ``F``.
+
+    Paper: BV Alg 6.7, Prop 6.6.  A reference for tests (exponential in ``m`` bits).
+
+    As :func:`approx_ord_sample` with ``l_v = min{Bin(m - L, 1 - F(v-1)/F(v)), n + 1 - L}``
+    sampled by :func:`exact_bin_sample`.
+
+    Oracle calls, in order: for ``v = n, ..., 1`` while ``L < n + 1``, one
+    ``uniform(F(v)^(m - L))``.
+
+    Args:
+        cdf: ``F: [n] -> [d]_+``, non-decreasing with ``F(n) = d``.
+        n: the largest value, ``n >= 1``.
+        m: the number of draws, ``m >= n + 1``.
+        rng: the randomness source.
+
+    Returns:
+        ``(c_0, ..., c_n) = (Z_(m), ..., Z_(m-n))``, non-increasing.
+
+    Raises:
+        ParameterError: as for :func:`approx_ord_sample`.
+        ParameterTypeError: as for :func:`approx_ord_sample`.
+    """
+    n = _int_at_least(n, "n", 1)
+    m = _int_at_least(m, "m", n + 1, " (BV Alg 6.7 needs m >= n + 1)")
+    f = _cdf_values(cdf, n)
+    counts = [0] * (n + 1)
+    placed = 0
+    for v in range(n, 0, -1):
+        counts[v] = exact_bin_sample(m - placed, f[v] - f[v - 1], f[v], n + 1 - placed, rng)
+        placed += counts[v]
+    counts[0] = n + 1 - placed
+    return _histogram_to_order_statistics(counts)
