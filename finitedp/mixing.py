@@ -14,7 +14,7 @@ rational ``e^eps``.
 
 Both branches always run, and the choice is made afterwards: otherwise the
 time and the oracle calls would reveal which branch was released, and the
-mechanism's branch alone is only ``(eps, delta)``-DP.
+mechanism's branch alone is only ``(eps, (1 + e^eps) delta)``-DP.
 
 >>> satisfies_condition_1(delta=Fraction(1, 1000), gamma=Fraction(1, 2),
 ...                       min_probability=Fraction(1, 4), exp_epsilon=Fraction(2))

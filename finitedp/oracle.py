@@ -315,9 +315,12 @@ def draws(rng: RandomSource, d: int, count: int) -> list[int]:
     (seeded, recording, replaying, the checker's) are called one draw at a time.
     """
     bulk = getattr(rng, "uniform_many", None)
-    if bulk is not None:
-        return list(bulk(d, count))
-    return [draw(rng, d) for _ in range(count)]
+    if bulk is None:
+        return [draw(rng, d) for _ in range(count)]
+    out = list(bulk(d, count))
+    if len(out) != count or (out and not (min(out) >= 1 and max(out) <= d)):
+        raise OracleError(f"{type(rng).__name__}.uniform_many broke the uniform(d) contract")
+    return out
 
 
 def draw(rng: RandomSource, d: int) -> int:

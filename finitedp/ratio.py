@@ -6,7 +6,7 @@ The clamped two-sided geometric distribution with ratio ``alpha = a/b < 1``
 has probabilities proportional to ``alpha^|z - c|``; it is
 ``ln(b/a)``-differentially private for counting queries.  BV fix
 ``a = 2^k, b = 2^k + 1`` so that ``e^(eps~/2) = 1 + 2^-k``, spending between
-4/9 and all of the budget ``eps/2``.  The *tight* ratio is any rational with
+half and all of the budget ``eps/2`` (BV state the looser 4/9).  The *tight* ratio is any rational with
 ``e^(-eps/2) <= alpha`` (decided exactly) and ``ln(1/alpha) >= (1 - slack) eps/2``:
 among those we take the one with the smallest denominator, because the
 samplers' integers grow like ``n log b``.
@@ -73,7 +73,12 @@ class GeometricRatio:
 
     @classmethod
     def tight(cls, epsilon: Fraction, slack: Fraction = DEFAULT_SLACK) -> GeometricRatio:
-        """The simplest ``a/b`` in ``[e^(-eps/2), e^(-(1 - slack) eps/2)]``.
+        """The simplest ``a/b`` in ``[e^(-eps/2), e^(-(1 - slack) eps/2)]``, to ``2^-precision``.
+
+        The search runs on a rational interval just inside the true one (its ends
+        are rational bounds of the irrational ends, a few ``2^-64`` apart), so a
+        simpler fraction could only be missed if it sat that close to an end; the
+        privacy side ``alpha >= e^(-eps/2)`` is then re-decided exactly.
 
         Args:
             epsilon: any positive rational; the sampler is ``eps/2``-DP per count.

@@ -39,7 +39,7 @@ def test_exp_bounds_bracket_and_shrink(x: Fraction, precision: int) -> None:
 @given(
     st.fractions(min_value=Fraction(1, 100), max_value=10), st.fractions(min_value=0, max_value=1)
 )
-def test_compare_exp_agrees_with_log_of_product(x: Fraction, t: Fraction) -> None:
+def test_compare_exp_agrees_with_exp_bounds(x: Fraction, t: Fraction) -> None:
     # compare_exp(r, x) is monotone in r and consistent with bounds.
     low, high = exp_bounds(x, 32)
     assert compare_exp(low - t - Fraction(1, 10**9), x) == -1

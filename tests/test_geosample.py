@@ -65,7 +65,7 @@ def test_thm_4_7_i_accuracy(n: int, eps: str, beta: str) -> None:
     assert sampler.privacy_ratio ** (a - 1) < 1 / Fraction(beta) <= sampler.privacy_ratio**a
 
 
-def test_exact_distribution_of_sample_with_a_4000_bit_d() -> None:
+def test_exact_distribution_of_sample_with_a_1200_bit_d() -> None:
     sampler = GeoSample(300, "1/8")
     assert sampler.d.bit_length() > 1200
     paths = sampler_paths(sampler, 150)
@@ -78,7 +78,8 @@ def test_tight_mode_uses_at_least_97_percent_of_the_budget() -> None:
         sampler = GeoSample(4, eps, noise="tight")
         ratio = sampler.privacy_ratio
         assert compare_exp(ratio, eps / 2) < 0  # alpha >= e^(-eps/2): within budget
-        assert compare_exp(ratio, Fraction(97, 100) * eps / 2) > 0  # uses >= 97% of it
+        assert compare_exp(ratio, Fraction(97, 100) * eps / 2) > 0  # the issue asks >= 97%
+        assert compare_exp(ratio, Fraction(99, 100) * eps / 2) > 0  # the default slack gives 99%
         paper = GeoSample(4, eps) if eps.numerator == 1 else None
         if paper is not None:
             assert ratio >= paper.privacy_ratio

@@ -856,7 +856,7 @@ def test_system_uniform_many_maps_bytes_like_uniform(monkeypatch: pytest.MonkeyP
     from finitedp.oracle import draws
 
     d = 6
-    width = (5 + 64 + 7) // 8  # bitlength(d - 1) + 64 bits, in whole bytes
+    width = ((d - 1).bit_length() + 64 + 7) // 8  # bitlength(d - 1) + 64 bits, in whole bytes
     limit = (1 << (8 * width)) - (1 << (8 * width)) % d
     blocks = [(limit - 1).to_bytes(width, "big"), limit.to_bytes(width, "big"), bytes(width)]
     feed = iter([b"".join(blocks), bytes(width)])
