@@ -6,10 +6,10 @@ The clamped two-sided geometric distribution with ratio ``alpha = a/b < 1``
 has probabilities proportional to ``alpha^|z - c|``; it is
 ``ln(b/a)``-differentially private for counting queries.  BV fix
 ``a = 2^k, b = 2^k + 1`` so that ``e^(eps~/2) = 1 + 2^-k``, spending between
-half and all of the budget ``eps/2`` (BV state the looser 4/9).  The *tight* ratio is any rational with
-``e^(-eps/2) <= alpha`` (decided exactly) and ``ln(1/alpha) >= (1 - slack) eps/2``:
-among those we take the one with the smallest denominator, because the
-samplers' integers grow like ``n log b``.
+half and all of the budget ``eps/2`` (BV state the looser 4/9).  The *tight*
+ratio is any rational with ``e^(-eps/2) <= alpha`` (decided exactly) and
+``ln(1/alpha) >= (1 - slack) eps/2``: among those we take the one with the
+smallest denominator, because the samplers' integers grow like ``n log b``.
 
 >>> GeometricRatio.paper(Fraction(1, 10))
 GeometricRatio(a=32, b=33, k=5)
