@@ -24,6 +24,8 @@ from .errors import (
 from .fastsample import FastSample
 from .geometric import GeometricMechanism
 from .geosample import GeoSample
+from .guarantees import Accuracy, Privacy
+from .histograms import BoundedGeometricHistogram, HistogramMechanism, StabilityHistogram
 from .mixing import Mixture, satisfies_condition_1
 from .oracle import (
     RandomSource,
@@ -34,10 +36,14 @@ from .oracle import (
     default_source,
 )
 from .ratio import GeometricRatio
+from .release import PartialHistogram
+from .sparse import PureSparseHistogram
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Accuracy",
+    "BoundedGeometricHistogram",
     "CheckerLimitError",
     "FastSample",
     "FiniteDPError",
@@ -45,14 +51,19 @@ __all__ = [
     "GeoSample",
     "GeometricMechanism",
     "GeometricRatio",
+    "HistogramMechanism",
     "Mixture",
     "OracleError",
     "ParameterError",
     "ParameterTypeError",
+    "PartialHistogram",
+    "Privacy",
+    "PureSparseHistogram",
     "RandomSource",
     "RecordingSource",
     "ReplaySource",
     "SeededSource",
+    "StabilityHistogram",
     "SystemRandomSource",
     "TapeError",
     "__version__",
