@@ -28,7 +28,9 @@ is the same function ``u -> min{z : F(z) >= u}`` as BV's binary search over
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import overload
 
 import gmpy2
 
@@ -75,6 +77,37 @@ def tight_threshold(n: int, ratio: GeometricRatio, gamma: Fraction) -> int:
     return high
 
 
+#: Above this size the search table is computed entry by entry when searched
+#: (``O(log t)`` exact powers per sample) instead of being kept in memory.
+MAX_TABLE_BYTES = 64 << 20
+
+
+class _LazyTable(Sequence[int]):
+    """``T[j] = j d' + K F'(c + j)`` computed on access: same values, no ``O(t^2)`` memory."""
+
+    __slots__ = ("_a", "_b", "_sampler")
+
+    def __init__(self, sampler: FastSample, a: gmpy2.mpz, b: gmpy2.mpz) -> None:
+        self._sampler, self._a, self._b = sampler, a, b
+
+    def __len__(self) -> int:
+        return 2 * self._sampler._width
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        s = self._sampler
+        j = index - s._width
+        truncated = s._truncated_cdf(self._a, self._b, j)
+        return int(j * s._dp + s._k_mix * truncated)
+
+
 class FastSample(CountingSampler):
     """BV's FastSample: ``eps/2``-DP counting queries with ``O(t log(1/eps))``-bit integers.
 
@@ -115,7 +148,11 @@ class FastSample(CountingSampler):
         self._k_mix = (gam.denominator - 1) * (n + 1)
         self._k_dp = self._k_mix * dp
         self._width = min(self._t, n)
-        self._table = self._search_table(a, b)
+        self._table: Sequence[int] = (
+            self._search_table(a, b)
+            if 2 * self._width * self._d.bit_length() <= 8 * MAX_TABLE_BYTES
+            else _LazyTable(self, a, b)
+        )
 
     def _truncated_cdf(self, a: gmpy2.mpz, b: gmpy2.mpz, j: int) -> gmpy2.mpz:
         """``F'(c + j)`` inside the untruncated range ``-t <= j < t``."""

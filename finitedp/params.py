@@ -170,6 +170,8 @@ def probability(
 
 
 def _exact_int(value: object, name: str) -> int:
+    if type(value) is int:  # the common case, without the ABC check's cost
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if _is_floatlike(value):
             raise FloatParameterError(

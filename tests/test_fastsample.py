@@ -160,3 +160,17 @@ def test_bad_inputs_are_refused() -> None:
         FastSample(3, 1, "2/5")
     with pytest.raises(ParameterError, match=r"beta: got 1/8; it must lie in \(gamma, 1\)"):
         FastSample(3, 1, "1/4").accuracy("1/8")
+
+
+def test_lazy_table_gives_the_same_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Small-eps paper mode would need a table of O(t^2) bits; above MAX_TABLE_BYTES the
+    # entries are computed when searched.  Both must be the same function of (c, u).
+    import finitedp.fastsample as module
+
+    kept = FastSample(40, "1/4", "1/64")
+    monkeypatch.setattr(module, "MAX_TABLE_BYTES", 0)
+    lazy = FastSample(40, "1/4", "1/64")
+    assert not isinstance(lazy._table, list) and isinstance(kept._table, list)
+    assert list(lazy._table) == kept._table
+    for c in (0, 17, 40):
+        assert sampler_paths(lazy, c) == sampler_paths(kept, c)
