@@ -356,14 +356,17 @@ def compact_histogram(
     rng: RandomSource | None = None,
     *,
     workers: int | None = None,
+    pad: bool = False,
 ) -> CompactRelease:
     """BV's ``CompactHistogram_{M,M0}(D)``.
 
     Paper: BV Alg 8.2, Thm 8.3.  Oracle calls, in order (``A`` the occupied bins,
     increasing): one ``uniform(d)`` per ``x`` in ``A`` (step 2, BasicHistogram's
-    noisy count ``M(c_x, u)``); one ``uniform(|supp S_v|)`` per ``x`` in ``A`` with
+    noisy count ``M(c_x, u)``); with ``pad``, ``n - |A|`` more ``uniform(d)`` whose
+    results are discarded; one ``uniform(|supp S_v|)`` per ``x`` in ``A`` with
     ``v`` its noisy count; one ``uniform(d0)`` per filler point, ``n + 1 - |A|`` of
-    them.  That is ``n + 1 + |A| <= 2n + 1`` calls.
+    them.  That is ``n + 1 + |A| <= 2n + 1`` calls, exactly ``2n + 1`` with ``pad``
+    (the domains of the ``S_v`` draws still depend on the noisy counts ``v``).
 
     Args:
         sampler: ``M``, the counting sampler; its ``n`` is the number of rows.
@@ -373,6 +376,7 @@ def compact_histogram(
         rng: the randomness source (the OS CSPRNG by default).
         workers: processes for the interpolation; ``None`` uses two forked processes
             from 512 points on a machine with two or more CPUs, ``1`` never forks.
+        pad: make the number of oracle calls ``2n + 1`` for every dataset.
 
     Returns:
         The release: the polynomial and what is needed to evaluate it.
@@ -391,6 +395,9 @@ def compact_histogram(
     counts = true_counts(rows)
     sample = sampler.sample
     noisy = {x: sample(c, source) for x, c in counts.items()}
+    if pad:
+        for _ in range(sampler.n - len(counts)):
+            draw(source, sampler.d)
     coefficients = sample_consistent(empty, m, noisy, source, workers=workers)
     return CompactRelease(field.level, m, coefficients, empty)
 
@@ -831,7 +838,7 @@ class CompactHistogram:
 
     @property
     def max_oracle_calls(self) -> int:
-        """``2n + 1``: ``n + 1 + |A|`` calls with ``|A| <= n`` occupied bins."""
+        """``2n + 1``: every release is padded to exactly this many calls."""
         return 2 * self._n + 1
 
     def release(
@@ -854,7 +861,7 @@ class CompactHistogram:
             ParameterError: wrong number of rows or a row outside the universe.
         """
         return compact_histogram(
-            self._sampler, self._empty, data, self._universe, rng, workers=workers
+            self._sampler, self._empty, data, self._universe, rng, workers=workers, pad=True
         )
 
     def __repr__(self) -> str:

@@ -20,7 +20,7 @@ kinds of vectors:
 * ``"primitive"``: a sampling step with no dataset (DistinctSample,
   ApproxBinSample, OrdSample, ...), its parameters, its tape and its output.
 
-``docs_oracle_order.md`` (to be merged into ``SPEC.md``) states, for every
+``SPEC.md`` ("Oracle call order and reference test vectors") states, for every
 mechanism, the order of oracle calls and how the output is formed, so that a
 tape can be replayed elsewhere.
 

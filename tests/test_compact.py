@@ -406,11 +406,11 @@ def test_release_properties(
     release = mech.release(rows, rng)
     occupied = sorted(set(rows))
     tape = rng.tape
-    # Oracle calls: uniform(d) per occupied bin, uniform(|S_v|) per occupied bin,
-    # uniform(d0) per filler point.
-    assert len(tape) == n + 1 + len(occupied) <= mech.max_oracle_calls
-    assert [d for d, _ in tape[: len(occupied)]] == [mech.sampler.d] * len(occupied)
-    assert [d for d, _ in tape[2 * len(occupied) :]] == [mech.d0] * (n + 1 - len(occupied))
+    # Oracle calls: uniform(d) per occupied bin, padded with uniform(d) to n draws,
+    # uniform(|S_v|) per occupied bin, uniform(d0) per filler point: 2n + 1 in all.
+    assert len(tape) == 2 * n + 1 == mech.max_oracle_calls
+    assert [d for d, _ in tape[:n]] == [mech.sampler.d] * n
+    assert [d for d, _ in tape[n + len(occupied) :]] == [mech.d0] * (n + 1 - len(occupied))
     counts = Counter(rows)
     # The data's own bins get exactly M(c_x, u_x).
     for (_, u), x in zip(tape, occupied, strict=False):
