@@ -103,6 +103,8 @@ class _LazyTable(Sequence[int]):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         s = self._sampler
+        if not 0 <= index < 2 * s._width:
+            raise IndexError(index)  # also ends iteration over the table
         j = index - s._width
         truncated = s._truncated_cdf(self._a, self._b, j)
         return int(j * s._dp + s._k_mix * truncated)
