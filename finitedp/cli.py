@@ -5,11 +5,15 @@
   runs a user-level histogram mechanism and writes the release with its exact
   privacy and accuracy statements as JSON.
 * ``finitedp query`` reads counts back from such a release, without the data.
-* ``finitedp audit`` explores a counting-query sampler exactly.
+* ``finitedp audit`` explores a counting-query sampler (``geo``, ``fast``) or a
+  histogram mechanism (``bounded-geometric``, ``stability``, ``pure-sparse``,
+  ``compact``) exactly on tiny parameters and decides its theorem's claims, or
+  compares a foreign sampler's draws with an exact reference (``compare``).
 
 Errors in the user's input (a float, a parameter out of range, a value outside
 the universe, an unreadable file) are reported on stderr in one line and exit
-with status 2, and nothing is written; a failed audit claim exits with 1.
+with status 2, and nothing is written; a failed audit claim (or a foreign
+sampler found inconsistent with its reference) exits with 1.
 
 Mechanisms are found through :data:`MECHANISMS`, imported only when used, so a
 mechanism whose module is missing is reported as unavailable instead of
@@ -28,18 +32,29 @@ import os
 import re
 import sys
 import tempfile
+import textwrap
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import __version__
-from .audit import audit_counting_sampler
+from .audit import (
+    DEFAULT_MAX_PATHS,
+    HISTOGRAM_TARGETS,
+    KNOWN_SIZES,
+    audit_counting_sampler,
+    audit_histogram_mechanism,
+    compare,
+    load_callable,
+)
 from .counting import CountingSampler
 from .errors import FiniteDPError, ParameterError
 from .fastsample import FastSample
+from .geometric import GeometricMechanism
 from .geosample import GeoSample
 from .guarantees import Accuracy, Privacy
 from .oracle import RandomSource, SeededSource, SystemRandomSource
@@ -753,6 +768,101 @@ def _audit(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _audit_histogram(args: argparse.Namespace) -> int:
+    """``finitedp audit bounded-geometric|stability|pure-sparse|compact``.
+
+    Returns:
+        0 if every claim holds, 1 otherwise.
+
+    Raises:
+        FiniteDPError: a parameter error, or an instance too large to enumerate
+            (the message gives the estimate and the sizes known to work).
+    """
+    with _Progress(not args.quiet, _PROGRESS_DELAY_SECONDS) as progress:
+        report = audit_histogram_mechanism(
+            args.target,
+            args.n,
+            args.universe_size,
+            args.epsilon,
+            delta=getattr(args, "delta", None),
+            beta=args.beta,
+            counter=args.counter,
+            threshold=getattr(args, "threshold", None),
+            level=getattr(args, "level", None),
+            gamma=getattr(args, "gamma", None),
+            ordered=args.ordered,
+            split_mixture=getattr(args, "split_mixture", False),
+            max_paths=args.max_paths,
+            progress=progress,
+        )
+    print(report.render(distributions=args.distributions))
+    return 0 if report.ok else 1
+
+
+def _reference(args: argparse.Namespace) -> tuple[dict[int, Fraction], str]:
+    """The exact reference PMF of ``finitedp audit compare`` and its description.
+
+    Raises:
+        ParameterError: a missing or inapplicable option, or a parameter out of range.
+    """
+    kind = args.reference
+    needs = {"geometric": ("ratio",), "geo": ("epsilon",), "fast": ("epsilon", "gamma")}[kind]
+    for option in ("ratio", "epsilon", "gamma"):
+        given = getattr(args, option) is not None
+        if option in needs and not given:
+            raise ParameterError(f"--{option}: --reference {kind} needs it")
+        if option not in needs and given:
+            raise ParameterError(
+                f"--{option}: does not apply to --reference {kind} (it takes "
+                f"{', '.join('--' + o for o in needs)})"
+            )
+    reference: dict[int, Fraction]
+    if kind == "geometric":
+        mechanism = GeometricMechanism(args.n, args.ratio)
+        reference = mechanism.pmf(args.count)
+        return reference, f"{mechanism!r}.pmf({args.count}): c + Geo clamped to [0, {args.n}]"
+    sampler: CountingSampler = (
+        GeoSample(args.n, args.epsilon)
+        if kind == "geo"
+        else FastSample(args.n, args.epsilon, args.gamma)
+    )
+    return sampler.pmf(args.count), f"{sampler!r}.pmf({args.count})"
+
+
+def _audit_compare(args: argparse.Namespace) -> int:
+    """``finitedp audit compare IMPORT.PATH:CALLABLE``: a foreign sampler against an exact PMF.
+
+    Returns:
+        0 if the draws are consistent with the reference, 1 otherwise.
+
+    Raises:
+        FiniteDPError: a bad option, a callable that cannot be loaded, or one that
+            fails or returns something other than an int.
+    """
+    reference, described = _reference(args)
+    if os.getcwd() not in sys.path:  # import from the current directory, as python -m would
+        sys.path.append(os.getcwd())
+    sampler = load_callable(args.sampler)
+    with _Progress(not args.quiet, _PROGRESS_DELAY_SECONDS) as progress:
+        try:
+            report = compare(
+                sampler,
+                reference,
+                args.samples,
+                confidence=exact_fraction(args.confidence, "confidence"),
+                description=f"{args.sampler} against {described}",
+                progress=progress,
+            )
+        except FiniteDPError:
+            raise
+        except Exception as error:  # the foreign sampler's own failure
+            raise ParameterError(
+                f"sampler: {args.sampler} raised {type(error).__name__}: {error}"
+            ) from error
+    print(report.render())
+    return 0 if report.consistent else 1
+
+
 # -- the parser ----------------------------------------------------------------------
 
 _RELEASE_DESCRIPTION = """\
@@ -863,14 +973,94 @@ def _add_query(commands: Any) -> None:
     query.set_defaults(run=_query)
 
 
-def _add_audit(commands: Any) -> None:
-    audit = commands.add_parser(
-        "audit",
-        help="exact distribution and privacy loss of a counting-query sampler",
+_AUDIT_DESCRIPTION = """\
+Exact audits: enumerate every outcome of a mechanism's oracle calls on tiny
+parameters and decide its theorem's claims with exact arithmetic; or compare a
+foreign sampler's draws with one of finitedp's exact distributions.
+
+targets:
+  geo, fast            a counting-query sampler for every count (BV Thm 4.7, 4.10)
+  bounded-geometric    BV Thm 5.3: every bin noisy, (eps, 0)-DP
+  stability            BV Thm 5.6 (user level, --delta) or Thm 5.5 (--threshold B)
+  pure-sparse          BV Thm 6.11: at most n bins, (eps, 0)-DP
+  compact              BV Thm 8.3 in a small field (--level L); Thm 8.6 is refused
+  compare              draws of IMPORT.PATH:CALLABLE against an exact PMF
+
+Run finitedp audit TARGET --help for each target's options and feasible sizes.
+Numbers are exact: write 1/2, not 0.5. Exit status: 0 if every claim holds, 1 if
+one fails, 2 on an input error or an instance too large to enumerate.
+"""
+
+_HISTOGRAM_AUDIT_EPILOG = """\
+what is reported: the exact worst privacy ratio over all neighbouring datasets
+  (pure DP) or exact bounds on the hockey-stick delta at e^epsilon (bracketed
+  between rationals, so decided without floats); the accuracy achieved (the
+  minimum over datasets and bins of Pr[|h_x - c_x| <= a]) against each claimed
+  a, and the tightest a; the oracle calls on every path; with --distributions,
+  the exact law of the counts (h_1, ..., h_m) for every dataset.
+
+datasets: one sorted dataset per multiset of n rows over X = [1, M], with three
+  reorderings spot-checked (the release must depend on the counts only), or
+  every dataset of X^n with --ordered. --beta is also the mechanism's beta0, as
+  in finitedp release.
+
+size: the number of paths is estimated first and the audit refused above
+  --max-paths (default {limit:,}; 50-150 microseconds a path). Known to work:
+{sizes}
+{extra}"""
+
+_HISTOGRAM_EXTRA = {
+    "stability": """
+layers: with --delta D, the user-level StabilityHistogram (BV Thm 5.6); it needs
+  n >= b = 1 + ceil(9/(2 eps) ln(2/delta)) (geo; 4/delta for fast), i.e. n >= 8 at
+  eps = 1, delta = 1/2. With --threshold B instead, the paper layer
+  StabilityHistogram_{M,B} (Alg 5.4, Thm 5.5) with M = GeoSample(n, eps) or
+  FastSample(n, eps, --gamma), claiming delta = 2 Pr[M(1, U) > B].
+""",
+    "compact": """
+layers: the user-level CompactHistogram (BV Thm 8.6) works in a field of at least
+  2^18 elements whose filler draws would be enumerated value by value: it is
+  always refused. --level L audits the paper layer CompactHistogram_{M,M0}
+  (Alg 8.2, Thm 8.3) with d0 = 2^(2*3^L) and M = GeoSample(n, eps) (--counter
+  geo): --level 1 (d0 = 64) at n = 1.
+""",
+    "pure-sparse": """
+--split-mixture: explore SparseHistogram and the data-independent fallback
+  separately and combine them as BV Alg 3.1's law (1 - beta1) S + beta1 F,
+  instead of exploring their product: reaches n = 2.
+""",
+}
+
+_COMPARE_DESCRIPTION = """\
+Draw --samples values from a foreign sampler that claims to realise one of
+finitedp's exact distributions, and report the empirical distribution, the
+plug-in total-variation distance with a confidence interval (Bretagnolle-
+Huber-Carol L1 bound), a chi-square goodness-of-fit test (exact statistic; its
+p-value is a float, display only) and any draw outside the reference support (a
+red flag: probability 0).
+
+IMPORT.PATH:CALLABLE names a callable taking no arguments and returning an int,
+e.g. mypackage.noise:draw or mymodule:sampler.draw; the current directory is
+importable. Its randomness is its own business.
+
+references:
+  geometric   GeometricMechanism(--n, --ratio).pmf(--count): c + Geo with
+              Pr[noise = j] proportional to ratio^-|j|, clamped to [0, n]
+              (e.g. diffprivlib GeometricTruncated with epsilon = ln(ratio))
+  geo         GeoSample(--n, --epsilon).pmf(--count)
+  fast        FastSample(--n, --epsilon, --gamma).pmf(--count)
+
+exit status: 0 if consistent with the reference, 1 if not, 2 on an input error.
+"""
+
+
+def _add_counting_audit(targets: Any, name: str, summary: str) -> None:
+    audit = targets.add_parser(
+        name,
+        help=summary,
         description="Explore a sampler exactly for every count and check its theorem's claims "
         "(BV Thm 4.7 for geo, Thm 4.10 for fast). Numbers are exact: write 1/2, not 0.5.",
     )
-    audit.add_argument("sampler", choices=["geo", "fast"], help="GeoSample or FastSample")
     audit.add_argument("--n", type=int, required=True, help="number of rows (counts in [0, n])")
     audit.add_argument("--epsilon", required=True, help="privacy budget, e.g. 1/2")
     audit.add_argument("--gamma", help="FastSample's mixing weight 1/g, e.g. 1/8")
@@ -879,7 +1069,118 @@ def _add_audit(commands: Any) -> None:
     audit.add_argument("--slack", help="tight mode: share of eps/2 left unused (default 1/100)")
     audit.add_argument("--no-distributions", action="store_true", help="omit the exact tables")
     audit.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
-    audit.set_defaults(run=_audit)
+    audit.set_defaults(run=_audit, sampler=name)
+
+
+_HISTOGRAM_SUMMARY = {
+    "bounded-geometric": "BoundedGeometricHistogram over every dataset of a tiny universe",
+    "stability": "StabilityHistogram (user level, or the paper layer with --threshold)",
+    "pure-sparse": "PureSparseHistogram over every dataset of a tiny universe",
+    "compact": "CompactHistogram's paper layer in a small field (--level)",
+}
+
+
+def _add_histogram_audit(targets: Any, name: str) -> None:
+    audit = targets.add_parser(
+        name,
+        help=_HISTOGRAM_SUMMARY[name],
+        description=f"Audit {name} exactly: every dataset of n rows over X = [1, M], every "
+        f"outcome of the oracle. Numbers are exact: write 1/2, not 0.5.",
+        epilog=_HISTOGRAM_AUDIT_EPILOG.format(
+            limit=DEFAULT_MAX_PATHS,
+            sizes=textwrap.fill(KNOWN_SIZES[name], 80, initial_indent="  ", subsequent_indent="  "),
+            extra=_HISTOGRAM_EXTRA.get(name, ""),
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    audit.add_argument("--n", type=int, required=True, help="rows per dataset")
+    audit.add_argument(
+        "--universe-size", type=int, required=True, metavar="M", help="|X| = M (at least 2)"
+    )
+    audit.add_argument("--epsilon", required=True, help="privacy budget 1/k, e.g. 1")
+    audit.add_argument(
+        "--beta", default="1/10", help="failure probability 1/k of the accuracy claims (beta0)"
+    )
+    audit.add_argument(
+        "--counter", choices=["fast", "geo"], default="fast", help="FastSample or GeoSample"
+    )
+    if name == "stability":
+        audit.add_argument("--delta", help="user level: delta = 1/k, e.g. 1/2")
+        audit.add_argument(
+            "--threshold", type=int, metavar="B", help="paper layer: the threshold b in [0, n]"
+        )
+        audit.add_argument(
+            "--gamma", help="paper layer with --counter fast: FastSample's gamma, e.g. 1/20"
+        )
+    if name == "compact":
+        audit.add_argument(
+            "--level", type=int, metavar="L", help="paper layer: d0 = 2^(2*3^L), e.g. 1"
+        )
+    if name == "pure-sparse":
+        audit.add_argument(
+            "--split-mixture", action="store_true", help="explore the two branches separately"
+        )
+    audit.add_argument("--ordered", action="store_true", help="enumerate every dataset of X^n")
+    audit.add_argument(
+        "--max-paths",
+        type=int,
+        default=DEFAULT_MAX_PATHS,
+        metavar="K",
+        help=f"refuse above this many paths (default {DEFAULT_MAX_PATHS:,})",
+    )
+    audit.add_argument(
+        "--distributions", action="store_true", help="print the exact law of the counts"
+    )
+    audit.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+    audit.set_defaults(run=_audit_histogram, target=name)
+
+
+def _add_compare(targets: Any) -> None:
+    audit = targets.add_parser(
+        "compare",
+        help="a foreign sampler's draws against an exact distribution",
+        description=_COMPARE_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    audit.add_argument(
+        "sampler", metavar="IMPORT.PATH:CALLABLE", help="a callable: () -> int, e.g. mod:draw"
+    )
+    audit.add_argument(
+        "--reference",
+        choices=["geometric", "geo", "fast"],
+        default="geometric",
+        help="the exact distribution it claims (default geometric)",
+    )
+    audit.add_argument("--n", type=int, required=True, help="outputs lie in [0, n]")
+    audit.add_argument("--count", type=int, required=True, help="the true count c in [0, n]")
+    audit.add_argument("--ratio", help="geometric: e^(eps/2) > 1, e.g. 2")
+    audit.add_argument("--epsilon", help="geo, fast: the sampler's epsilon 1/k")
+    audit.add_argument("--gamma", help="fast: FastSample's gamma 1/g")
+    audit.add_argument(
+        "--samples", type=int, default=10_000, help="number of draws (default 10,000)"
+    )
+    audit.add_argument(
+        "--confidence",
+        default="99/100",
+        help="confidence of the TV interval; 1 - it is the test's level (default 99/100)",
+    )
+    audit.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+    audit.set_defaults(run=_audit_compare, target="compare")
+
+
+def _add_audit(commands: Any) -> None:
+    audit = commands.add_parser(
+        "audit",
+        help="exact audits of samplers and histogram mechanisms; foreign samplers",
+        description=_AUDIT_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    targets = audit.add_subparsers(dest="target", required=True, metavar="TARGET")
+    _add_counting_audit(targets, "geo", "GeoSample for every count (BV Thm 4.7)")
+    _add_counting_audit(targets, "fast", "FastSample for every count (BV Thm 4.10)")
+    for name in HISTOGRAM_TARGETS:
+        _add_histogram_audit(targets, name)
+    _add_compare(targets)
 
 
 def _parser() -> argparse.ArgumentParser:
