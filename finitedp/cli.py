@@ -59,6 +59,7 @@ from .geosample import GeoSample
 from .guarantees import Accuracy, Privacy
 from .oracle import RandomSource, SeededSource, SystemRandomSource
 from .params import exact_fraction, short_int
+from .plot import add_plot_parser
 from .release import PartialHistogram
 from .universe import Universe, Utf8Universe, parse_universe
 
@@ -1193,7 +1194,40 @@ def _parser() -> argparse.ArgumentParser:
     _add_release(commands)
     _add_query(commands)
     _add_audit(commands)
+    _add_vectors(commands)
+    add_plot_parser(commands)
     return parser
+
+
+def _add_vectors(commands: Any) -> None:
+    vectors = commands.add_parser(
+        "vectors",
+        help="generate or verify reference test vectors (JSON Lines, SPEC.md)",
+        description="Reference test vectors for other implementations: every sampler and "
+        "mechanism with its parameters, dataset, tape of (d, u) oracle answers and output.",
+    )
+    actions = vectors.add_subparsers(dest="action", required=True)
+    generate = actions.add_parser("generate", help="write the deterministic vector file")
+    generate.add_argument("--out", required=True, help="the JSON Lines file to write")
+    generate.set_defaults(run=_vectors_generate)
+    verify = actions.add_parser("verify", help="replay every vector; exit 1 at the first failure")
+    verify.add_argument("file", help="a JSON Lines vector file")
+    verify.set_defaults(run=_vectors_verify)
+
+
+def _vectors_generate(args: argparse.Namespace) -> int:
+    from .vectors import generate_to
+
+    print(f"wrote {generate_to(args.out)} vectors to {args.out}")
+    return 0
+
+
+def _vectors_verify(args: argparse.Namespace) -> int:
+    from .vectors import verify_file
+
+    ok, message = verify_file(args.file)
+    print(message, file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -75,3 +75,21 @@ def test_console_entry_point_runs() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "GeoSample(n=2, epsilon=1)" in done.stdout
+
+
+def test_vectors_verify_and_its_failure(
+    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    reference = Path(__file__).resolve().parent.parent / "vectors" / "reference.jsonl"
+    lines = reference.read_text(encoding="utf-8").splitlines(keepends=True)[:20]
+    good = Path(str(tmp_path)) / "good.jsonl"
+    good.write_text("".join(lines), encoding="utf-8")
+    assert main(["vectors", "verify", str(good)]) == 0
+    bad = Path(str(tmp_path)) / "bad.jsonl"
+    broken = lines[5].replace('"output":"', '"output":"9', 1)
+    assert broken != lines[5]
+    bad.write_text("".join(lines[:5] + [broken] + lines[6:]), encoding="utf-8")
+    assert main(["vectors", "verify", str(bad)]) == 1
+    assert "line 6" in capsys.readouterr().err
