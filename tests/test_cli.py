@@ -90,6 +90,6 @@ def test_vectors_verify_and_its_failure(
     bad = Path(str(tmp_path)) / "bad.jsonl"
     broken = lines[5].replace('"output":"', '"output":"9', 1)
     assert broken != lines[5]
-    bad.write_text("".join(lines[:5] + [broken] + lines[6:]), encoding="utf-8")
+    bad.write_text("".join([*lines[:5], broken, *lines[6:]]), encoding="utf-8")
     assert main(["vectors", "verify", str(bad)]) == 1
     assert "line 6" in capsys.readouterr().err
