@@ -32,11 +32,7 @@ from __future__ import annotations
 
 import functools
 import json
-import multiprocessing
-import operator
-from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from typing import Any
 
@@ -44,21 +40,24 @@ import gmpy2
 
 from .counting import CountingSampler
 from .dataset import check_dataset, check_universe, true_counts
+from .emptybin import EmptyBinSampler
 from .errors import ParameterError
 from .exactmath import ceil_ln, ceil_log
+from .family import (
+    UniverseMap,
+    _field_of,
+    _layout,
+    field_level_for,
+    sample_consistent,
+)
 from .fastsample import FastSample
 from .geosample import GeoSample
 from .gf2 import MAX_LEVEL, GF2Field
 from .guarantees import Accuracy, Privacy
 from .oracle import RandomSource, default_source, draw
+from .parallel import SHARED, fork_map, worker_count
 from .params import check_positive_int, exact_fraction, inverse_natural, short_int
-from .polynomial import (
-    _worker_count,
-    horner,
-    horner_sparse,
-    interpolate,
-    interpolate_subfield,
-)
+from .polynomial import horner, horner_sparse
 
 __all__ = [
     "COMPACT_SCHEMA_VERSION",
@@ -74,279 +73,6 @@ __all__ = [
 #: Version of the JSON layout written by :meth:`CompactRelease.to_json`.
 COMPACT_SCHEMA_VERSION = 1
 
-# Below this many points, or in small fields, the generic interpolation is as fast.
-_SUBFIELD_FROM = 16
-
-
-# -- the empty-bin sampler (Lemma 8.4, Alg 8.5) -----------------------------------
-
-
-class EmptyBinSampler:
-    """BV's ``M0: [d0]_+ -> [n]``: ``M(0, f(u0))`` with ``f`` spreading ``[d0]_+`` onto ``[d]_+``.
-
-    Paper: BV Alg 8.5, Lemma 8.4.  With ``d0 = q d + r`` (``0 <= r < d``),
-    ``f(u0) = ceil(u0/(q+1))`` for ``u0 <= r (q+1)`` and ``ceil((u0 - r)/q)`` above,
-    so each ``u`` in ``[d]_+`` has ``q + 1`` (``u <= r``) or ``q`` preimages.
-
-    Args:
-        sampler: the counting sampler ``M`` (non-decreasing in ``u`` at ``c = 0``).
-        d0: the size of ``M0``'s domain; at least ``(4/3) d``.
-
-    Raises:
-        ParameterError: ``d0 < (4/3) d``.
-    """
-
-    __slots__ = ("_bounds", "_d", "_d0", "_q", "_r", "_sampler")
-
-    def __init__(self, sampler: CountingSampler, d0: int) -> None:
-        d0 = check_positive_int(d0, "d0")
-        d = sampler.d
-        if 3 * d0 < 4 * d:
-            raise ParameterError(
-                f"d0: got {short_int(d0)}; Lemma 8.4 needs d0 >= (4/3) d with d = {short_int(d)}"
-            )
-        self._sampler, self._d, self._d0 = sampler, d, d0
-        self._q, self._r = divmod(d0, d)
-        # bounds[v] = max{u0 : M0(u0) <= v} = G(F_M(v)) (Lemma 8.4 v); bounds[n] = d0.
-        self._bounds = [self.max_preimage(sampler.cdf(0, v)) for v in range(sampler.n + 1)]
-
-    @property
-    def sampler(self) -> CountingSampler:
-        """The counting sampler ``M``."""
-        return self._sampler
-
-    @property
-    def d0(self) -> int:
-        """The domain size ``d0``."""
-        return self._d0
-
-    @property
-    def q(self) -> int:
-        """``q = floor(d0 / d)``."""
-        return self._q
-
-    @property
-    def r(self) -> int:
-        """``r = d0 mod d``."""
-        return self._r
-
-    def f(self, u0: int) -> int:
-        """Alg 8.5 step 2: the non-decreasing map ``[d0]_+ -> [d]_+``."""
-        q, r = self._q, self._r
-        if r and u0 <= r * (q + 1):
-            return (u0 + q) // (q + 1)
-        return (u0 - r + q - 1) // q
-
-    def max_preimage(self, u: int) -> int:
-        """``max{u0 : f(u0) <= u}`` for ``u`` in ``[0, d]`` (Lemma 8.4 v)."""
-        q, r = self._q, self._r
-        if r and u <= r:
-            return (q + 1) * u
-        return q * u + r
-
-    def __call__(self, u0: int) -> int:
-        """Alg 8.5 literally: ``M(0, f(u0))`` for an int ``u0`` in ``[1, d0]``."""
-        if isinstance(u0, bool) or not isinstance(u0, int) or not 1 <= u0 <= self._d0:
-            raise ParameterError(f"u0: got {u0!r}; it must be an int in [1, d0]")
-        return self._sampler(0, self.f(u0))
-
-    def search(self, u0: Any) -> int:
-        """``M0(u0)`` by bisection over ``max{u0' : M0(u0') <= v}``: comparisons of ``u0`` only.
-
-        Equal to :meth:`__call__` (``f`` and ``M(0, .)`` are non-decreasing); the
-        checker can run it on symbolic draws.
-        """
-        return bisect_left(self._bounds, u0)
-
-    def preimage(self, v: int) -> tuple[int, int]:
-        """``supp(S_v) = [low, high]``, the draws ``u0`` with ``M0(u0) = v`` (Lemma 8.4 v).
-
-        Raises:
-            ParameterError: ``v`` outside ``[0, n]`` or with an empty preimage.
-        """
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= self._sampler.n:
-            raise ParameterError(f"v: got {v!r}; it must be an int in [0, {self._sampler.n}]")
-        low = self._bounds[v - 1] + 1 if v else 1
-        high = self._bounds[v]
-        if low > high:
-            raise ParameterError(
-                f"v: M0 never outputs {v} (M(0, U) = {v} has probability 0), so no histogram "
-                f"of the family has this count"
-            )
-        return low, high
-
-    def sample_preimage(self, v: int, rng: RandomSource) -> Any:
-        """A draw of ``S_v``, uniform on :meth:`preimage` ``(v)``: one call ``uniform(size)``."""
-        low, high = self.preimage(v)
-        return draw(rng, high - low + 1) + (low - 1)
-
-    def pmf(self) -> dict[int, Fraction]:
-        """The exact distribution of ``M0(U0)``, ``U0`` uniform on ``[d0]_+`` (no zero entries)."""
-        result, previous = {}, 0
-        for v, bound in enumerate(self._bounds):
-            if bound > previous:
-                result[v] = Fraction(bound - previous, self._d0)
-            previous = bound
-        return result
-
-    @property
-    def bounds(self) -> tuple[int, ...]:
-        """``(max{u0 : M0(u0) <= v} for v in [0, n])``."""
-        return tuple(self._bounds)
-
-
-# -- the universe map ---------------------------------------------------------------
-
-
-def field_level_for(size: int) -> int:
-    """The least ``j`` with ``2^(2*3^j) >= size``."""
-    j = 0
-    while (1 << (2 * 3**j)) < size:
-        j += 1
-    return j
-
-
-class UniverseMap:
-    """The injective public map ``phi`` from ``[1, 2^(2*3^j)]`` into ``K = GF2Field(j)``.
-
-    ``phi(x)`` is the element of rank ``x - 1`` when ``K``'s elements are ordered by
-    the number of bits set, then colexicographically (the combinatorial number
-    system): points of a large universe have few bits set.
-
-    Args:
-        level: ``j``.
-    """
-
-    __slots__ = ("_binomial", "_starts", "_width")
-
-    def __init__(self, level: int) -> None:
-        self._width = 2 * 3**level
-        w = self._width
-        # binomial[t][c] = C(c, t) for c in [0, w].
-        self._binomial = [[0] * (w + 1) for _ in range(w + 1)]
-        for c in range(w + 1):
-            self._binomial[0][c] = 1
-            for t in range(1, c + 1):
-                self._binomial[t][c] = self._binomial[t][c - 1] + self._binomial[t - 1][c - 1]
-        self._starts = [0]  # the rank of the first element of each weight
-        for t in range(w + 1):
-            self._starts.append(self._starts[-1] + self._binomial[t][w])
-
-    @property
-    def size(self) -> int:
-        """``2^(2*3^j)``: the largest point mapped."""
-        return self._starts[-1]
-
-    def __call__(self, x: int) -> int:
-        """``phi(x)`` for ``x`` in ``[1, 2^(2*3^j)]``."""
-        rank = x - 1
-        weight = bisect_left(self._starts, rank + 1) - 1
-        rank -= self._starts[weight]
-        element, c = 0, self._width
-        for t in range(weight, 0, -1):
-            # The largest c with C(c, t) <= rank is the t-th smallest chosen position.
-            row = self._binomial[t]
-            c = bisect_left(row, rank + 1, t - 1, c) - 1
-            element |= 1 << c
-            rank -= row[c]
-        return element
-
-    def max_weight(self, points: int) -> int:
-        """The most bits set in ``phi(x)`` for ``x <= points``."""
-        return bisect_left(self._starts, points) - 1
-
-
-# -- Lemma 8.1 iv and Alg 8.2 --------------------------------------------------------
-
-
-def _layout(n: int, universe_size: int, field: GF2Field) -> tuple[int, UniverseMap]:
-    level = field_level_for(max(universe_size, n + 1))
-    if level > field.level:
-        raise ParameterError(
-            f"d0: got 2^{field.degree}; the field must have at least max(|X|, n + 1) = "
-            f"{short_int(max(universe_size, n + 1))} elements"
-        )
-    return level, UniverseMap(level)
-
-
-def _interpolate(
-    field: GF2Field, level: int, nodes: list[int], values: list[int], workers: int | None
-) -> tuple[int, ...]:
-    if level < field.level and len(nodes) >= _SUBFIELD_FROM:
-        return interpolate_subfield(field, level, nodes, values, workers=workers)
-    return interpolate(field, [field.embed(b, level) for b in nodes], values)
-
-
-def sample_consistent(
-    empty: EmptyBinSampler,
-    universe_size: int,
-    constraints: Mapping[int, int],
-    rng: RandomSource,
-    *,
-    workers: int | None = None,
-) -> tuple[int, ...]:
-    """A polynomial uniform among those whose histogram has ``g_x = c_x`` for ``x`` in ``A``.
-
-    Paper: BV Lemma 8.1 iv (the three steps of its proof).  Oracle calls, in order:
-    for each ``x`` of ``A`` in increasing order one ``uniform(|supp S_{c_x}|)``
-    (the draw of ``S_{c_x}``), then for each filler point one ``uniform(d0)``.
-    The fillers are the ``n + 1 - |A|`` smallest points of ``[1, ...]`` not in ``A``
-    (points beyond ``|X|`` are fine: only distinctness matters).
-
-    Args:
-        empty: the empty-bin sampler ``M0`` (its ``d0`` fixes the field, its ``M`` fixes ``n``).
-        universe_size: ``|X|``.
-        constraints: ``{x: c_x}`` with ``|A| <= n``.
-        rng: the randomness source.
-        workers: processes for the interpolation (see
-            :func:`finitedp.polynomial.interpolate_subfield`; ``None`` chooses).
-
-    Returns:
-        The coefficients ``(a_0, ..., a_n)``.
-
-    Raises:
-        ParameterError: more than ``n`` constraints, a bin outside ``[1, |X|]``, a count
-            ``M0`` never outputs, or a field smaller than ``max(|X|, n + 1)``.
-    """
-    n, field = empty.sampler.n, _field_of(empty)
-    if len(constraints) > n:
-        raise ParameterError(f"constraints: got {len(constraints)} bins; at most n = {n}")
-    level, phi = _layout(n, universe_size, field)
-    occupied = sorted(constraints)
-    for x in occupied:
-        if isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= universe_size:
-            raise ParameterError(
-                f"constraints: bin {x!r} is outside the universe [1, {short_int(universe_size)}]"
-            )
-    values = [_as_int(empty.sample_preimage(constraints[x], rng)) - 1 for x in occupied]
-    points = list(occupied)
-    taken, candidate = set(occupied), 1
-    while len(points) < n + 1:
-        if candidate not in taken:
-            points.append(candidate)
-            values.append(_as_int(draw(rng, field.order)) - 1)
-        candidate += 1
-    return _interpolate(field, level, [phi(x) for x in points], values, workers)
-
-
-def _as_int(u: Any) -> int:
-    # A symbolic draw of the exact checker becomes one concrete value per path here.
-    return operator.index(u)
-
-
-def _field_of(empty: EmptyBinSampler) -> GF2Field:
-    d0 = empty.d0
-    width = d0.bit_length() - 1
-    level = 0
-    while 2 * 3**level < width:
-        level += 1
-    if d0 != 1 << width or 2 * 3**level != width or level > MAX_LEVEL:
-        raise ParameterError(
-            f"d0: got {short_int(d0)}; CompactHistogram needs d0 = 2^(2*3^l) for an l in "
-            f"[0, {MAX_LEVEL}] (BV Alg 8.2)"
-        )
-    return GF2Field(level)
-
 
 def compact_histogram(
     sampler: CountingSampler,
@@ -357,6 +83,7 @@ def compact_histogram(
     *,
     workers: int | None = None,
     pad: bool = False,
+    method: str = "blocks",
 ) -> CompactRelease:
     """BV's ``CompactHistogram_{M,M0}(D)``.
 
@@ -375,8 +102,11 @@ def compact_histogram(
         universe_size: ``|X|``.
         rng: the randomness source (the OS CSPRNG by default).
         workers: processes for the interpolation; ``None`` uses two forked processes
-            from 512 points on a machine with two or more CPUs, ``1`` never forks.
+            for large instances on a machine with two or more CPUs, ``1`` never forks.
+            The release does not depend on it.
         pad: make the number of oracle calls ``2n + 1`` for every dataset.
+        method: how the polynomial is sampled, ``"blocks"`` (default) or ``"points"``
+            (:func:`finitedp.family.sample_consistent`; same distribution, same calls).
 
     Returns:
         The release: the polynomial and what is needed to evaluate it.
@@ -398,7 +128,7 @@ def compact_histogram(
     if pad:
         for _ in range(sampler.n - len(counts)):
             draw(source, sampler.d)
-    coefficients = sample_consistent(empty, m, noisy, source, workers=workers)
+    coefficients = sample_consistent(empty, m, noisy, source, method=method, workers=workers)
     return CompactRelease(field.level, m, coefficients, empty)
 
 
@@ -568,17 +298,14 @@ class CompactRelease:
             ParameterError: a bin outside ``[1, |X|]`` (checked before any work).
         """
         bins = [self._check_bin(x) for x in xs]
-        count = _worker_count(workers, len(bins), 64) if self._field.degree >= 1458 else 1
+        count = worker_count(workers, len(bins), 64) if self._field.degree >= 1458 else 1
         if count == 1:
             return [self.count(x) for x in bins]
-        global _SHARED_RELEASE
-        _SHARED_RELEASE = self  # inherited by the forked workers, not pickled
+        SHARED["release"] = self  # inherited by the forked workers, not pickled
         try:
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
-                parts = list(pool.map(_count_part, [bins[i::count] for i in range(count)]))
+            parts = fork_map(_count_part, [bins[i::count] for i in range(count)], count)
         finally:
-            _SHARED_RELEASE = None
+            SHARED.pop("release", None)
         result = [0] * len(bins)
         for i, part in enumerate(parts):
             result[i::count] = part
@@ -700,13 +427,8 @@ class CompactRelease:
         return release
 
 
-_SHARED_RELEASE: CompactRelease | None = None
-
-
 def _count_part(bins: list[int]) -> list[int]:
-    release = _SHARED_RELEASE
-    if release is None:  # pragma: no cover - only reached in a forked worker
-        raise RuntimeError("no release to evaluate")
+    release: CompactRelease = SHARED["release"]
     return [release.count(x) for x in bins]
 
 

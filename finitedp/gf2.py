@@ -36,6 +36,8 @@ measured (``benchmarks/bench_compact.py`` prints both).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import gmpy2
 
 from .errors import ParameterError, ParameterTypeError
@@ -358,3 +360,43 @@ class GF2Field:
         if picked.count("1") != digits.count("1"):
             raise ParameterError(f"a: not an element of the subfield of level {j}")
         return int(picked[::-1], 2)
+
+    # -- the field as a vector space over a subfield ---------------------------------
+
+    def split(self, a: int, j: int, which: Sequence[int] | None = None) -> list[int]:
+        """The coordinates of ``a`` over the subfield of level ``j`` (basis ``1, x, ..., x^(s-1)``).
+
+        ``a = sum_r x^r embed(a_r)`` with ``a_r`` in ``K`` (``s = 3^(l-j)``): bit ``e`` of
+        ``a_r`` is bit ``r + s e`` of ``a``.  Multiplying ``a`` by an element of ``K``
+        multiplies every coordinate by it, which is why a polynomial over the field
+        with points in ``K`` splits into ``s`` polynomials over ``K``.
+
+        Args:
+            a: an element of this field.
+            j: the subfield's level.
+            which: the coordinates wanted (default: all ``s``, in order).
+        """
+        s = self.stride(j)
+        if s == 1:
+            return [a] if which is None else [a for _ in which]
+        bits = format(a, f"0{self._width}b")
+        # Character s-1-r+s*q of the big-endian digits is bit r + s*(w-1-q).
+        return [int(bits[s - 1 - r :: s], 2) for r in (range(s) if which is None else which)]
+
+    def join(self, parts: Sequence[int], j: int) -> int:
+        """The inverse of :meth:`split`: ``sum_r x^r embed(parts[r])``."""
+        s = self.stride(j)
+        if len(parts) != s:
+            raise ParameterError(f"parts: got {len(parts)}; the subfield of level {j} needs {s}")
+        return self.replace(0, j, dict(enumerate(parts)))
+
+    def replace(self, a: int, j: int, parts: Mapping[int, int]) -> int:
+        """``a`` with the coordinates ``{r: a_r}`` over the subfield of level ``j`` replaced."""
+        s = self.stride(j)
+        if s == 1:
+            return parts.get(0, a)
+        w = self._width // s
+        bits = bytearray(format(a, f"0{self._width}b").encode())
+        for r, part in parts.items():
+            bits[s - 1 - r :: s] = format(part, f"0{w}b").encode()
+        return int(bits, 2)

@@ -451,7 +451,7 @@ def _compact_derive(p: Mapping[str, Any]) -> JSON:
 def _compact_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
     empty = _empty_bin(_key(p))
     m, rows = _int(p["universe_size"], "universe_size"), _rows(data)
-    release = compact_histogram(empty.sampler, empty, rows, m, rng, workers=1)
+    release = compact_histogram(empty.sampler, empty, rows, m, rng, workers=1, method=p["method"])
     return _compact_json(release, _probes(rows, m))
 
 
@@ -802,9 +802,15 @@ def _histogram_cases() -> Iterator[tuple[str, JSON, int]]:
         yield "CompactHistogram", _p(3, 1000, "1", counter="geo"), 2
         yield "CompactHistogram", _p(3, 1000, "1", beta0="1/10", counter="fast"), 1
         yield "CompactHistogram", _p(4, 2**64, "1/2", beta0="1/8", counter="fast"), 1
-        yield "compact_histogram", {"sampler": geo2, "l": "1", "universe_size": "20"}, 2
-        yield "compact_histogram", {"sampler": geo3, "l": "2", "universe_size": "300"}, 2
-        yield "compact_histogram", {"sampler": fast2, "l": "3", "universe_size": "1000"}, 1
+        for method in ("points", "blocks"):
+            spec = {"l": "1", "universe_size": "20", "method": method}
+            yield "compact_histogram", {"sampler": geo2, **spec}, 2
+            spec = {"l": "2", "universe_size": "300", "method": method}
+            yield "compact_histogram", {"sampler": geo3, **spec}, 2
+            spec = {"l": "3", "universe_size": "1000", "method": method}
+            yield "compact_histogram", {"sampler": fast2, **spec}, 1
+        spec = {"l": "2", "universe_size": "4", "method": "blocks"}  # s = 9 coordinates
+        yield "compact_histogram", {"sampler": geo3, **spec}, 3
     yield "basic_histogram", {"sampler": geo3, "universe_size": "10", "bins": ["2", "3", "5"]}, 2
     yield "basic_histogram", {"sampler": tight_fast4, "universe_size": "6"}, 1
     bins = ["1", "12345", _s(2**40)]

@@ -28,12 +28,12 @@ from finitedp.compact import (
 from finitedp.counting import CountingSampler, bisect_cdf
 from finitedp.errors import FloatParameterError, ParameterError
 from finitedp.exactmath import ceil_ln, compare_exp
+from finitedp.family import dyadic_block, interpolate_over_subfield
 from finitedp.gf2 import GF2Field
 from finitedp.polynomial import (
     horner,
     horner_sparse,
     interpolate,
-    interpolate_subfield,
 )
 from finitedp.ratio import GeometricRatio
 
@@ -105,7 +105,7 @@ def test_subfield_interpolation_equals_generic(data: st.DataObject) -> None:
         st.lists(st.integers(0, small.order - 1), min_size=size, max_size=size, unique=True)
     )
     values = data.draw(st.lists(st.integers(0, big.order - 1), min_size=size, max_size=size))
-    fast = interpolate_subfield(big, sub, nodes, values)
+    fast = interpolate_over_subfield(big, sub, nodes, values)
     assert fast == interpolate(big, [big.embed(b, sub) for b in nodes], values)
     pairs = zip(nodes, values, strict=True)
     assert all(horner(big, fast, big.embed(b, sub)) == y for b, y in pairs)
@@ -115,9 +115,8 @@ def test_parallel_interpolation_equals_serial() -> None:
     big, sub = GF2Field(4), 2
     nodes = list(range(0, 3000, 7))[:300]
     values = [(b * 2654435761) % big.order for b in nodes]
-    assert interpolate_subfield(big, sub, nodes, values, workers=2) == interpolate_subfield(
-        big, sub, nodes, values, workers=1
-    )
+    serial = interpolate_over_subfield(big, sub, nodes, values, workers=1)
+    assert interpolate_over_subfield(big, sub, nodes, values, workers=2) == serial
 
 
 def test_interpolation_refuses_bad_points() -> None:
@@ -264,6 +263,7 @@ def test_lemma_8_1_family_is_not_n_plus_2_wise_independent() -> None:
     assert len(joint) == field.order ** (n + 1) < field.order ** len(points)
 
 
+@pytest.mark.parametrize("method", ["blocks", "points"])
 @pytest.mark.parametrize(
     ("sampler", "level", "m", "constraints"),
     [
@@ -272,10 +272,13 @@ def test_lemma_8_1_family_is_not_n_plus_2_wise_independent() -> None:
         (RANDOMIZED_RESPONSE, 0, 3, {3: 1}),
         (GeoSample(1, 1), 1, 5, {2: 0}),
         (GeoSample(1, 1), 1, 5, {5: 1}),
+        # |X| <= 4: the points lie in GF(4), so the blocks method splits GF(64) into 3 coordinates.
+        (GeoSample(1, 1), 1, 4, {2: 0}),
+        (GeoSample(1, 1), 1, 4, {4: 1}),
     ],
 )
 def test_lemma_8_1_iv(
-    sampler: CountingSampler, level: int, m: int, constraints: dict[int, int]
+    sampler: CountingSampler, level: int, m: int, constraints: dict[int, int], method: str
 ) -> None:
     empty = EmptyBinSampler(sampler, 1 << (2 * 3**level))
     field = GF2Field(level)
@@ -284,8 +287,77 @@ def test_lemma_8_1_iv(
         release = CompactRelease(level, m, coefficients, empty)
         if all(release.count(x) == c for x, c in constraints.items()):
             consistent.append(coefficients)
-    dist = exact_distribution(sample_consistent, empty, m, constraints)
+    dist = exact_distribution(sample_consistent, empty, m, constraints, method=method)
     assert dist == {c: F(1, len(consistent)) for c in consistent}
+
+
+@pytest.mark.parametrize(
+    ("sampler", "level", "m", "constraints"),
+    [
+        # 3 coordinates over GF(4), two occupied bins (about 10^4 paths); larger cases
+        # take minutes and are covered by test_lemma_8_1_iv (n = 1) and the vectors.
+        (GeoSample(2, 1), 1, 3, {1: 1, 3: 0}),
+    ],
+)
+def test_blocks_and_points_have_the_same_distribution(
+    sampler: CountingSampler, level: int, m: int, constraints: dict[int, int]
+) -> None:
+    # Exactly, over every draw: the blocks method's shortcut changes no probability.
+    empty = EmptyBinSampler(sampler, 1 << (2 * 3**level))
+    blocks = exact_distribution(sample_consistent, empty, m, constraints, method="blocks")
+    points = exact_distribution(sample_consistent, empty, m, constraints, method="points")
+    assert blocks == points
+    assert len(blocks) > 1
+
+
+@settings(max_examples=200)
+@given(data=st.data())
+def test_dyadic_blocks_partition_an_interval(data: st.DataObject) -> None:
+    low = data.draw(st.integers(0, 200))
+    high = data.draw(st.integers(low, 260))
+    blocks = {}
+    for y in range(low, high + 1):
+        w = dyadic_block(y, low, high)
+        start = y >> w << w
+        assert low <= start and start + (1 << w) - 1 <= high  # inside
+        bigger = y >> (w + 1) << (w + 1)
+        assert bigger < low or bigger + (1 << (w + 1)) - 1 > high  # maximal
+        blocks.setdefault((start, w), []).append(y)
+    # The maximal blocks partition [low, high]: each y sits in the block it names.
+    assert all(ys == list(range(s, s + (1 << w))) for (s, w), ys in blocks.items())
+    with pytest.raises(ParameterError, match="must lie"):
+        dyadic_block(high + 1, low, high)
+
+
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_blocks_method_keeps_the_counts_of_occupied_bins(data: st.DataObject) -> None:
+    level, m, n = data.draw(st.sampled_from([(3, 1000, 12), (4, 2**40, 30), (4, 5, 30)]))
+    sampler = GeoSample(n, F(1, 2))
+    empty = EmptyBinSampler(sampler, 1 << (2 * 3**level))
+    size = data.draw(st.integers(0, min(n, m)))
+    bins = data.draw(st.lists(st.integers(1, m), min_size=size, max_size=size, unique=True))
+    constraints = {x: data.draw(st.sampled_from(sorted(empty.pmf()))) for x in bins}
+    seed = data.draw(st.binary(min_size=1, max_size=8))
+    coefficients = sample_consistent(empty, m, constraints, SeededSource(seed))
+    release = CompactRelease(level, m, coefficients, empty)
+    assert {x: release.count(x) for x in bins} == constraints
+    again = sample_consistent(empty, m, constraints, SeededSource(seed), workers=2)
+    assert again == coefficients
+
+
+def test_parallel_blocks_equal_serial() -> None:
+    sampler = GeoSample(40, F(1, 2))
+    empty = EmptyBinSampler(sampler, 1 << (2 * 3**5))
+    constraints = {x: (x * 7) % 5 for x in range(1, 160, 4)}
+    serial = sample_consistent(empty, 2**40, constraints, SeededSource(b"p"), workers=1)
+    assert sample_consistent(empty, 2**40, constraints, SeededSource(b"p"), workers=2) == serial
+
+
+def test_unknown_method_is_refused() -> None:
+    empty = EmptyBinSampler(GeoSample(1, 1), 64)
+    with pytest.raises(ParameterError, match="method"):
+        sample_consistent(empty, 4, {1: 0}, SeededSource(b"m"), method="lagrange")
 
 
 # -- Thm 8.3 ---------------------------------------------------------------------------

@@ -465,8 +465,54 @@ def _interpolate(field: GF2Field, xs: list[int], ys: list[int]) -> list[int]:
     return result
 
 
+def _polymul(field: GF2Field, a: list[int], b: list[int]) -> list[int]:
+    out = [0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for k, y in enumerate(b):
+            out[i + k] ^= field.mul(x, y)
+    return out
+
+
+def _blocks(
+    level: int, j: int, nodes: list[int], tops: list[int], sequence: list[int]
+) -> list[int]:
+    """SPEC.md's "blocks" polynomial, written from the text with schoolbook arithmetic."""
+    s, w = 3 ** (level - j), 2 * 3**j
+    sub = GF2Field(j)
+
+    def coordinate(a: int, r: int) -> int:
+        return sum(((a >> (r + s * t)) & 1) << t for t in range(w))
+
+    result = list(sequence)
+    for r in range(s):
+        a_r = sum(1 for k in tops if k >= s - r)
+        if a_r == 0:
+            continue
+        q = 1
+        while q < a_r:
+            q *= 2
+        q = min(q, len(nodes))
+        column = [coordinate(v, r) for v in sequence]
+        interpolant = _interpolate(sub, nodes[:q], column[:q])
+        z = [1]
+        for b in nodes[:q]:
+            z = _polymul(sub, z, [b, 1])
+        rest = _polymul(sub, z, column[q:])
+        poly = [(interpolant[t] if t < q else 0) ^ rest[t] for t in range(len(sequence))]
+        for t, c in enumerate(poly):
+            cleared = result[t] & ~sum(1 << (r + s * e) for e in range(w))
+            result[t] = cleared | sum(((c >> e) & 1) << (r + s * e) for e in range(w))
+    return result
+
+
 def _compact(
-    sampler: CountingSampler, level: int, rows: list[int], m: int, tape: Tape, pad: bool
+    sampler: CountingSampler,
+    level: int,
+    rows: list[int],
+    m: int,
+    tape: Tape,
+    pad: bool,
+    method: str = "blocks",
 ) -> dict[str, Any]:
     n, L = sampler.n, 2 * int(3**level)  # int(): mypy types int ** int as Any
     d0 = 1 << L
@@ -487,11 +533,12 @@ def _compact(
             tape.take(sampler.d)
     points = [x for x, _ in noisy]
     values = [tape.take(bounds[v] - below(v)) + below(v) - 1 for _, v in noisy]
+    fills = []
     candidate = 1
     while len(points) < n + 1:
         if candidate not in counts:
             points.append(candidate)
-            values.append(tape.take(d0) - 1)
+            fills.append(tape.take(d0) - 1)
         candidate += 1
     j = 0
     while (1 << (2 * 3**j)) < max(m, n + 1):
@@ -502,7 +549,26 @@ def _compact(
     def embed(k: int) -> int:
         return sum(1 << (stride * i) for i in range(k.bit_length()) if k >> i & 1)
 
-    coefficients = _interpolate(field, [embed(_phi(x, j)) for x in points], values)
+    if method == "points":
+        coefficients = _interpolate(field, [embed(_phi(x, j)) for x in points], values + fills)
+    else:
+        tops = []
+        for (_, v), e in zip(noisy, values, strict=True):
+            low, high = below(v), bounds[v] - 1
+            size = next(
+                w
+                for w in range(L, -1, -1)
+                if e >> w << w >= low and (e >> w << w) + (1 << w) - 1 <= high
+            )
+            tops.append(L - size)
+        order = sorted(range(len(noisy)), key=lambda i: (-tops[i], noisy[i][0]))
+        coefficients = _blocks(
+            level,
+            j,
+            [_phi(noisy[i][0], j) for i in order],
+            [tops[i] for i in order],
+            [values[i] for i in order] + fills,
+        )
 
     def count(x: int) -> int:
         value, point = 0, embed(_phi(x, j))
@@ -591,7 +657,8 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         assert str(level) == vector["derived"]["l"]
         out = _compact(sampler, level, rows, m, tape, pad=True)
     elif name == "compact_histogram":
-        out = _compact(_sampler(p["sampler"]), int(p["l"]), rows, m, tape, pad=False)
+        sampler = _sampler(p["sampler"])
+        out = _compact(sampler, int(p["l"]), rows, m, tape, pad=False, method=p["method"])
     elif name == "distinct_sample":
         excluded = {int(x) for x in p["excluded"]}
         out = [str(x) for x in _distinct(tape, excluded, m, int(p["r"]))]
