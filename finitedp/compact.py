@@ -17,8 +17,10 @@ map keeps the family ``(n+1)``-wise independent).  ``x`` in ``[1, m]`` goes to a
 element of the subfield ``K = GF(2^(2*3^j))`` of ``F`` (``j`` the least level with
 ``2^(2*3^j) >= max(m, n + 1)``), namely the ``(x-1)``-th element of ``K`` in the
 order "fewer bits set first, then colexicographic" (:class:`UniverseMap`).
-Points in ``K`` make interpolation cheap (:mod:`finitedp.polynomial`); points
-with few bits set make evaluation cheap (one shift per bit).
+Points in ``K`` make interpolation cheap (:mod:`finitedp.family`: each
+coordinate of the field over ``K`` is interpolated over ``K``, in quasi-linear
+time, and by default only the coordinates that the noisy counts constrain);
+points with few bits set make evaluation cheap (one shift per bit).
 
 >>> mech = CompactHistogram(n=3, universe_size=1000, epsilon=1, beta0="1/10")
 >>> release = mech.release([7, 7, 500])

@@ -20,6 +20,7 @@ rational ``x != 0``, ``e^x`` is irrational (Lindemann), so this always stops.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from math import floor
 
@@ -31,6 +32,7 @@ __all__ = [
     "ceil_log_ratio",
     "compare_exp",
     "exp_bounds",
+    "least_such_that",
     "min_power_at_least",
     "simplest_between",
 ]
@@ -197,17 +199,29 @@ def ceil_ln(coefficient: Fraction | int, x: Fraction | int) -> int:
     def enough(a: int) -> bool:
         return compare_exp(x, Fraction(a) / coefficient) <= 0
 
-    if enough(0):
-        low, high = -1, 0
-        while enough(low):
-            low *= 2
-    else:
-        low, high = 0, 1
-        while not enough(high):
-            low, high = high, 2 * high
-    while high - low > 1:  # invariant: not enough(low), enough(high)
+    if enough(0):  # the answer is 1 - (the least k >= 1 with not enough(-k))
+        return 1 - least_such_that(lambda k: not enough(-k), 1)
+    return least_such_that(enough, 1)
+
+
+def least_such_that(holds: Callable[[int], bool], start: int) -> int:
+    """The least integer ``t >= start`` with ``holds(t)`` (``holds``: false, then true).
+
+    Exponential search for an upper end, then bisection: ``O(log t)`` calls.  It
+    must hold somewhere, or the search does not end.
+
+    >>> least_such_that(lambda t: t * t >= 50, 0)
+    8
+    """
+    if holds(start):
+        return start
+    low, step = start, 1
+    while not holds(low + step):
+        low, step = low + step, 2 * step
+    high = low + step
+    while high - low > 1:  # invariant: not holds(low), holds(high)
         mid = (low + high) // 2
-        if enough(mid):
+        if holds(mid):
             high = mid
         else:
             low = mid

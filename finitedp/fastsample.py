@@ -36,7 +36,7 @@ import gmpy2
 
 from .counting import CountingSampler
 from .errors import ParameterError
-from .exactmath import ceil_log, min_power_at_least
+from .exactmath import ceil_log, least_such_that, min_power_at_least
 from .params import check_count, check_positive_int, exact_fraction, inverse_natural
 from .ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 
@@ -63,18 +63,7 @@ def tight_threshold(n: int, ratio: GeometricRatio, gamma: Fraction) -> int:
     def holds(t: int) -> bool:
         return bool(2 * a ** (t + 1) * (g - 1) * (n + 1) <= (b - a) * b**t)
 
-    if holds(0):
-        return 0
-    low, high = 0, 1
-    while not holds(high):
-        low, high = high, 2 * high
-    while high - low > 1:  # invariant: not holds(low), holds(high)
-        mid = (low + high) // 2
-        if holds(mid):
-            high = mid
-        else:
-            low = mid
-    return high
+    return least_such_that(holds, 0)
 
 
 #: Above this size the search table is computed entry by entry when searched

@@ -13,6 +13,7 @@ from finitedp.exactmath import (
     ceil_log,
     compare_exp,
     exp_bounds,
+    least_such_that,
     min_power_at_least,
     simplest_between,
 )
@@ -78,3 +79,16 @@ def test_tight_ratio_examples_and_errors() -> None:
         GeometricRatio.tight(Fraction(1), Fraction(0))
     with pytest.raises(ParameterError, match="0 < a < b"):
         GeometricRatio(3, 3)
+
+
+@given(st.integers(-50, 50), st.integers(0, 10**6))
+def test_least_such_that_finds_the_threshold(start: int, above: int) -> None:
+    threshold = start + above
+    calls: list[int] = []
+
+    def holds(t: int) -> bool:
+        calls.append(t)
+        return t >= threshold
+
+    assert least_such_that(holds, start) == threshold
+    assert len(calls) <= 2 * max(above, 1).bit_length() + 2  # O(log) calls
