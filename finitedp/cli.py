@@ -467,15 +467,19 @@ def _check_out(out: str | None, inputs: str) -> None:
                 )
 
 
-def _write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory.
+@contextlib.contextmanager
+def _atomic_path(path: str) -> Iterator[str]:
+    """A temporary file in the directory of ``path`` that replaces ``path`` on success.
 
-    The file appears complete or not at all: ``os.replace`` is atomic within a
-    file system, and the temporary file is removed on any error.  The result
-    keeps the mode of the file it replaces, else gets the usual ``0o666 & ~umask``.
+    The caller writes the temporary file (named by the yielded path); when the
+    block ends normally the file is flushed to disk and renamed to ``path``. The
+    file appears complete or not at all: ``os.replace`` is atomic within a file
+    system, and the temporary file is removed on any error.  The result keeps the
+    mode of the file it replaces, else gets the usual ``0o666 & ~umask``.
 
     Raises:
-        ParameterError: the file cannot be written (the message says why).
+        ParameterError: the file cannot be written (the message names it and says
+            why), including an ``OSError`` raised inside the block.
     """
     target = Path(path)
     try:
@@ -491,9 +495,9 @@ def _write_atomically(path: str, data: bytes) -> None:
     except OSError as error:
         raise ParameterError(f"--out: cannot write {path}: {error.strerror or error}") from None
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
+        os.close(handle)
+        yield temporary
+        with open(temporary, "rb+") as stream:
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, path)
@@ -503,6 +507,18 @@ def _write_atomically(path: str, data: bytes) -> None:
         if isinstance(error, OSError):
             raise ParameterError(f"--out: cannot write {path}: {error.strerror or error}") from None
         raise
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory.
+
+    See :func:`_atomic_path`: the file appears complete or not at all.
+
+    Raises:
+        ParameterError: the file cannot be written (the message says why).
+    """
+    with _atomic_path(path) as temporary, open(temporary, "wb") as stream:
+        stream.write(data)
 
 
 def _json_int(value: int) -> int | str:
@@ -748,15 +764,21 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _build_sampler(args: argparse.Namespace) -> CountingSampler:
+    """The sampler of ``finitedp audit geo|fast``.
+
+    Raises:
+        ParameterError: ``--gamma`` missing for ``fast`` or given for ``geo``, or a
+            parameter out of range (an input error: exit status 2).
+    """
     options = {"noise": args.noise}
     if args.slack is not None:
         options["slack"] = args.slack
     if args.sampler == "geo":
         if args.gamma is not None:
-            raise SystemExit("finitedp audit: --gamma applies to the fast sampler only")
+            raise ParameterError("--gamma: applies to the fast sampler only")
         return GeoSample(args.n, args.epsilon, **options)
     if args.gamma is None:
-        raise SystemExit("finitedp audit: the fast sampler needs --gamma, e.g. --gamma 1/8")
+        raise ParameterError("--gamma: the fast sampler needs it, e.g. --gamma 1/8")
     return FastSample(args.n, args.epsilon, args.gamma, **options)
 
 
@@ -988,8 +1010,9 @@ targets:
   compare              draws of IMPORT.PATH:CALLABLE against an exact PMF
 
 Run finitedp audit TARGET --help for each target's options and feasible sizes.
-Numbers are exact: write 1/2, not 0.5. Exit status: 0 if every claim holds, 1 if
-one fails, 2 on an input error or an instance too large to enumerate.
+Numbers are exact: write 1/2 (or 0.5, read as exactly 1/2). Exit status: 0 if
+every claim holds, 1 if one fails, 2 on an input error (such as --gamma missing
+for fast) or an instance too large to enumerate.
 """
 
 _HISTOGRAM_AUDIT_EPILOG = """\
@@ -1060,11 +1083,15 @@ def _add_counting_audit(targets: Any, name: str, summary: str) -> None:
         name,
         help=summary,
         description="Explore a sampler exactly for every count and check its theorem's claims "
-        "(BV Thm 4.7 for geo, Thm 4.10 for fast). Numbers are exact: write 1/2, not 0.5.",
+        "(BV Thm 4.7 for geo, Thm 4.10 for fast). Numbers are exact: write 1/2 (or 0.5, "
+        "read as exactly 1/2). Exit status: 0 if every claim holds, 1 if one fails, 2 on an "
+        "input error.",
     )
     audit.add_argument("--n", type=int, required=True, help="number of rows (counts in [0, n])")
     audit.add_argument("--epsilon", required=True, help="privacy budget, e.g. 1/2")
-    audit.add_argument("--gamma", help="FastSample's mixing weight 1/g, e.g. 1/8")
+    audit.add_argument(
+        "--gamma", help="fast only (required): FastSample's mixing weight 1/g, e.g. 1/8"
+    )
     audit.add_argument("--beta", default="1/10", help="failure probability for the accuracy claim")
     audit.add_argument("--noise", choices=["paper", "tight"], default="paper")
     audit.add_argument("--slack", help="tight mode: share of eps/2 left unused (default 1/100)")
@@ -1086,7 +1113,7 @@ def _add_histogram_audit(targets: Any, name: str) -> None:
         name,
         help=_HISTOGRAM_SUMMARY[name],
         description=f"Audit {name} exactly: every dataset of n rows over X = [1, M], every "
-        f"outcome of the oracle. Numbers are exact: write 1/2, not 0.5.",
+        f"outcome of the oracle. Numbers are exact: write 1/2 (or 0.5, read as exactly 1/2).",
         epilog=_HISTOGRAM_AUDIT_EPILOG.format(
             limit=DEFAULT_MAX_PATHS,
             sizes=textwrap.fill(KNOWN_SIZES[name], 80, initial_indent="  ", subsequent_indent="  "),
@@ -1207,24 +1234,53 @@ def _add_vectors(commands: Any) -> None:
         "mechanism with its parameters, dataset, tape of (d, u) oracle answers and output.",
     )
     actions = vectors.add_subparsers(dest="action", required=True)
-    generate = actions.add_parser("generate", help="write the deterministic vector file")
+    generate = actions.add_parser(
+        "generate", help="write the deterministic vector file (atomically; exit 2 if it cannot)"
+    )
     generate.add_argument("--out", required=True, help="the JSON Lines file to write")
     generate.set_defaults(run=_vectors_generate)
-    verify = actions.add_parser("verify", help="replay every vector; exit 1 at the first failure")
+    verify = actions.add_parser(
+        "verify",
+        help="replay every vector; exit 1 at the first failure, 2 if the file cannot be read",
+    )
     verify.add_argument("file", help="a JSON Lines vector file")
     verify.set_defaults(run=_vectors_verify)
 
 
 def _vectors_generate(args: argparse.Namespace) -> int:
-    from .vectors import generate_to
+    """``finitedp vectors generate --out FILE``, written atomically.
 
-    print(f"wrote {generate_to(args.out)} vectors to {args.out}")
+    Returns:
+        0 (errors are raised).
+
+    Raises:
+        ParameterError: ``--out`` cannot be written (nothing is written).
+    """
+    from . import vectors
+
+    _check_out(args.out, "-")
+    with _atomic_path(args.out) as temporary:
+        count = vectors.generate_to(temporary)
+    print(f"wrote {count} vectors to {args.out}")
     return 0
 
 
 def _vectors_verify(args: argparse.Namespace) -> int:
+    """``finitedp vectors verify FILE``.
+
+    Returns:
+        0 if every vector verifies, 1 at the first failure (the message names the line).
+
+    Raises:
+        ParameterError: the file cannot be read (an input error, not a failure).
+    """
     from .vectors import verify_file
 
+    try:
+        with open(args.file, "rb"):
+            pass
+    except OSError as error:
+        raise ParameterError(f"{args.file}: cannot read it: {error.strerror or error}") from None
     ok, message = verify_file(args.file)
     print(message, file=sys.stdout if ok else sys.stderr)
     return 0 if ok else 1

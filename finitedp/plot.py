@@ -862,7 +862,7 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="exact PMFs of GeoSample, Z' and FastSample against the clamped geometric",
         description="BV Fig 2 for one true count: three panels (GeoSample, Z' clamped to "
         "[0, n], FastSample), each with the clamped geometric overlaid. Numbers are exact: "
-        "write 1/2, not 0.5.",
+        "write 1/2 (or 0.5, read as exactly 1/2).",
     )
     pmf.add_argument("--n", type=int, required=True, help="number of rows (outputs in [0, n])")
     pmf.add_argument("--epsilon", required=True, help="privacy budget, e.g. 1 or 1/2")

@@ -318,6 +318,16 @@ def test_progress_display_keeps_stdout_clean(
         ({"--epsilon": "2/3"}, "epsilon: got 2/3; it must be 1/m"),
         ({"--epsilon": "0.3"}, "epsilon: got 3/10; it must be 1/m"),
         ({"--epsilon": "half"}, "epsilon: got 'half', which is not an exact number"),
+        ({"--epsilon": "1/3.0"}, "epsilon: got '1/3.0', which is not an exact number"),
+        ({"--epsilon": "nan"}, "epsilon: got 'nan', which is not an exact number"),
+        ({"--epsilon": "1/0"}, "epsilon: got '1/0', which is not an exact number"),
+        (
+            {"--mechanism": "stability", "--delta": "1e-6.5"},
+            "delta: got '1e-6.5', which is not an exact number",
+        ),
+        ({"--universe": "bytes:4"}, "universe: got 'bytes:4'; write int:M"),
+        ({"--universe": "int:0"}, "universe: got 'int:0'; write int:M"),
+        ({"--universe": "utf8:x"}, "universe: got 'utf8:x'; write int:M"),
         ({"--epsilon": "1/2", "--beta": "2/5"}, "--beta: beta0: got 2/5; it must be 1/m"),
         ({"--beta": "0"}, "--beta: beta0: got 0; it must be 1/m"),
         ({"--mechanism": "laplace"}, "--mechanism: got 'laplace'; choose one of"),
@@ -384,6 +394,36 @@ def test_missing_file_and_missing_column(
     code, _, err = run(["release", str(present), "--universe", "int:3", "--epsilon", "1"], capsys)
     assert code == 2 and "name the column to release with --column NAME" in err
     assert "'city', 'weekday'" in err
+
+
+def test_unreadable_input_and_release_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        ["release", str(tmp_path), "--universe", "int:3", "--epsilon", "1"], capsys
+    )
+    assert code == 2 and out == "" and f"{tmp_path}: cannot read it: Is a directory" in err
+    absent = tmp_path / "absent.json"
+    code, out, err = run(["query", str(absent), "1"], capsys)
+    assert code == 2 and out == ""
+    assert f"{absent}: cannot read it: No such file or directory" in err
+    code, out, err = run(["query", str(tmp_path), "1"], capsys)
+    assert code == 2 and out == "" and "cannot read it: Is a directory" in err
+    garbled = tmp_path / "garbled.json"
+    garbled.write_bytes(b'{"release": "\xff"}\n')
+    code, out, err = run(["query", str(garbled), "1"], capsys)
+    assert code == 2 and out == "" and f"{garbled}, line 1: not valid UTF-8" in err
+
+
+def test_decimal_text_is_read_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    # On the command line numbers are text: "0.5" is exactly 1/2, "1e-6" exactly 1/1000000.
+    argv = ["release", str(VISITS), "--column", "weekday", "--universe", "int:7"]
+    opts = ["--epsilon", "0.5", "--mechanism", "stability", "--delta", "1e-6", "--beta", "0.1"]
+    code, out, err = run([*argv, *opts, "--seed", "01", "--quiet"], capsys)
+    assert code == 0, err
+    doc = released(out)
+    assert doc["parameters"]["epsilon"] == "1/2" and doc["parameters"]["beta"] == "1/10"
+    assert doc["privacy"] == {"epsilon": "1/2", "delta": "1/1000000"}
 
 
 def test_universe_too_small_for_pure_sparse(
