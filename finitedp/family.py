@@ -197,6 +197,7 @@ def sample_consistent(
     if method not in METHODS:
         raise ParameterError(f"method: got {method!r}; use one of {', '.join(METHODS)}")
     n, field = empty.sampler.n, _field_of(empty)
+    processes = worker_count(workers, n + 1, _PARALLEL_FROM)
     if len(constraints) > n:
         raise ParameterError(f"constraints: got {len(constraints)} bins; at most n = {n}")
     level, phi = _layout(n, universe_size, field)
@@ -212,7 +213,7 @@ def sample_consistent(
     if method == "points":
         points = occupied + _fillers(occupied, n + 1 - len(occupied))
         nodes = [phi(x) for x in points]
-        return interpolate_over_subfield(field, level, nodes, values + fills, workers=workers)
+        return interpolate_over_subfield(field, level, nodes, values + fills, workers=processes)
     sizes = [
         dyadic_block(y, low - 1, high - 1) for y, (low, high) in zip(values, intervals, strict=True)
     ]
@@ -220,7 +221,7 @@ def sample_consistent(
     order = sorted(range(len(occupied)), key=lambda i: (-tops[i], occupied[i]))
     sequence = [values[i] for i in order] + fills
     nodes = [phi(occupied[i]) for i in order]
-    return _sample_blocks(field, level, nodes, [tops[i] for i in order], sequence, workers)
+    return _sample_blocks(field, level, nodes, [tops[i] for i in order], sequence, processes)
 
 
 def _fillers(occupied: list[int], count: int) -> list[int]:
@@ -263,7 +264,7 @@ def _sample_blocks(
     nodes: list[int],
     tops: list[int],
     sequence: list[int],
-    workers: int | None,
+    workers: int,
 ) -> tuple[int, ...]:
     """The ``"blocks"`` polynomial from the ordered nodes, their ``k_x`` and ``R`` (see above)."""
     s = field.stride(level)
@@ -277,7 +278,7 @@ def _sample_blocks(
     tasks = [
         (tree.prefix(counts[r]), list(column)) for r, column in zip(active, columns, strict=True)
     ]
-    polys = _coordinates(tree, tasks, worker_count(workers, len(nodes), _PARALLEL_FROM))
+    polys = _coordinates(tree, tasks, workers)
     return tuple(
         field.replace(v, level, {r: poly[t] for r, poly in zip(active, polys, strict=True)})
         for t, v in enumerate(sequence)

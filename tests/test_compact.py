@@ -358,6 +358,8 @@ def test_unknown_method_is_refused() -> None:
     empty = EmptyBinSampler(GeoSample(1, 1), 64)
     with pytest.raises(ParameterError, match="method"):
         sample_consistent(empty, 4, {1: 0}, SeededSource(b"m"), method="lagrange")
+    with pytest.raises(ParameterError, match="workers"):
+        sample_consistent(empty, 4, {}, SeededSource(b"m"), workers=0)
 
 
 # -- Thm 8.3 ---------------------------------------------------------------------------
