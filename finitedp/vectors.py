@@ -320,12 +320,16 @@ def _bgh(key: str) -> BoundedGeometricHistogram:
     )
 
 
-def _bgh_derive(p: Mapping[str, Any]) -> JSON:
-    sampler = _bgh(_key(p)).sampler
-    out: JSON = {"sampler": _sampler_derived(sampler)}
+def _user_derived(sampler: CountingSampler, first: JSON, then: JSON) -> JSON:
+    """A user-level mechanism's ``derived``: sampler, ``first``, gamma (FastSample), ``then``."""
+    out: JSON = {"sampler": _sampler_derived(sampler), **first}
     if isinstance(sampler, FastSample):
         out["gamma"] = str(sampler.gamma)
-    return out
+    return {**out, **then}
+
+
+def _bgh_derive(p: Mapping[str, Any]) -> JSON:
+    return _user_derived(_bgh(_key(p)).sampler, {}, {})
 
 
 def _bgh_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
@@ -351,10 +355,7 @@ def _sh(key: str) -> StabilityHistogram:
 
 def _sh_derive(p: Mapping[str, Any]) -> JSON:
     mech = _sh(_key(p))
-    out: JSON = {"sampler": _sampler_derived(mech.sampler), "threshold": _s(mech.threshold)}
-    if isinstance(mech.sampler, FastSample):
-        out["gamma"] = str(mech.sampler.gamma)
-    return out
+    return _user_derived(mech.sampler, {"threshold": _s(mech.threshold)}, {})
 
 
 def _sh_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
@@ -379,11 +380,8 @@ def _psh(key: str) -> PureSparseHistogram:
 
 def _psh_derive(p: Mapping[str, Any]) -> JSON:
     mech = _psh(_key(p))
-    out: JSON = {"sampler": _sampler_derived(mech.sampler)}
-    if isinstance(mech.sampler, FastSample):
-        out["gamma"] = str(mech.sampler.gamma)
-    out.update({"beta1": str(mech.beta1), "delta": str(mech.delta), "s": _s(mech.precision)})
-    return out
+    then = {"beta1": str(mech.beta1), "delta": str(mech.delta), "s": _s(mech.precision)}
+    return _user_derived(mech.sampler, {}, then)
 
 
 def _psh_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
@@ -424,11 +422,7 @@ def _ch(key: str) -> CompactHistogram:
 
 def _ch_derive(p: Mapping[str, Any]) -> JSON:
     mech = _ch(_key(p))
-    out: JSON = {"sampler": _sampler_derived(mech.sampler)}
-    if isinstance(mech.sampler, FastSample):
-        out["gamma"] = str(mech.sampler.gamma)
-    out.update({"l": _s(mech.level), "d0": _s(mech.d0)})
-    return out
+    return _user_derived(mech.sampler, {}, {"l": _s(mech.level), "d0": _s(mech.d0)})
 
 
 def _ch_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
