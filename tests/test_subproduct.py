@@ -122,3 +122,16 @@ def test_prefix_choice_and_errors() -> None:
         tree_interpolate(tree.root, [1, 2])
     with pytest.raises(ParameterError, match="length"):
         evaluate(tree.root, 0, 12)
+
+
+def test_large_tree_uses_three_byte_slots_and_stays_exact() -> None:
+    # 600 points of GF(2^162): the top products sum up to 300 * 162 > 2^16 ones per column,
+    # so the Kronecker slots are three bytes wide; Horner (no packing) checks a sample.
+    ring = PackedPolyRing(4)
+    field = ring.field
+    points = [(b * 0x9E3779B97F4A7C15) % field.order for b in range(1, 601)]
+    values = [(b * 0xD1B54A32D192ED03 + 7) % field.order for b in range(600)]
+    tree = SubproductTree(ring, points)
+    coefficients = ring.unpack(tree_interpolate(tree.root, values), 600)
+    assert all(horner(field, coefficients, points[i]) == values[i] for i in range(0, 600, 37))
+    assert evaluate(tree.root, ring.pack(coefficients), 600) == values
