@@ -9,7 +9,7 @@ For distinct points ``b_0, ..., b_(m-1)`` of ``K`` the tree has a leaf
 ``z - b_i`` per point and, at every inner node, the product ``Z_v`` of its
 children.  The left child of a node of size ``m`` has the largest power of two
 below ``m`` leaves, so the nodes of the left spine cover the *prefixes* of
-sizes ``2^k`` of the points; :func:`finitedp.consistent` interpolates through
+sizes ``2^k`` of the points; :func:`finitedp.family.sample_consistent` interpolates through
 such prefixes.
 
 Interpolation through the points of a node ``T`` is Lagrange's formula
