@@ -2,8 +2,9 @@
 
 Prints, with the field size L that Thm 8.6's exact formula gives:
 
-1. field multiplication in GF(2^(2*3^l)) for l = 4..8: the 4-bit windowed method
-   against Kronecker substitution through gmpy2, squaring, and a product by a
+1. field multiplication in GF(2^(2*3^l)) for l = 4..8: the 4-bit windowed method,
+   the byte-table method and Kronecker substitution through gmpy2 (and which one
+   ``mul`` uses), squaring, and a product by a
    universe point (at most 14 bits set, one shift per bit); then one product of
    two packed polynomials of 5000 coefficients over the subfield GF(2^162)
    (``PackedPolyRing(4).mul``), the unit of work of the subproduct-tree
@@ -44,7 +45,7 @@ from _timing import best_per_call, environment, fmt_time, print_table, repeat_ca
 import finitedp.family
 from finitedp import FastSample, SystemRandomSource
 from finitedp.compact import CompactHistogram, CompactRelease, UniverseMap
-from finitedp.gf2 import _KRONECKER_FROM, GF2Field
+from finitedp.gf2 import GF2Field
 from finitedp.kpoly import PackedPolyRing
 
 UNIVERSE = 2**64
@@ -87,13 +88,14 @@ def field_table() -> None:
                 level,
                 field.degree,
                 fmt_time(best_per_call(repeat_call(field.mul_windowed, a, b))),
+                fmt_time(best_per_call(repeat_call(field.mul_bytes, a, b))),
                 fmt_time(best_per_call(repeat_call(field.mul_kronecker, a, b))),
                 fmt_time(best_per_call(repeat_call(field.square, a))),
                 fmt_time(best_per_call(repeat_call(field.mul_sparse, a, point))),
-                "kronecker" if field.degree >= _KRONECKER_FROM else "windowed",
+                field.method,
             ]
         )
-    headers = ["l", "L", "windowed", "kronecker", "square", "by point", "mul uses"]
+    headers = ["l", "L", "windowed", "bytes", "kronecker", "square", "by point", "mul uses"]
     print_table(headers, rows)
     ring = PackedPolyRing(4)
     m = POLY_LENGTH

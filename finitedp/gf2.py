@@ -21,8 +21,10 @@ Multiplication of two dense elements uses Kronecker substitution: each bit is
 put in a byte-aligned slot wide enough that a column sum of up to ``L`` ones
 cannot carry into the next slot, the two integers are multiplied by gmpy2, and
 the low bit of each slot is the carry-less product.  Small fields use a
-windowed shift-and-add instead (:meth:`GF2Field.mul_windowed`); the cut-over was
-measured (``benchmarks/bench_compact.py`` prints both).
+windowed shift-and-add instead (:meth:`GF2Field.mul_windowed`, 4 bits at a
+time), and ``L = 1458`` and ``4374`` a byte-at-a-time table method
+(:meth:`GF2Field.mul_bytes`); the cut-overs were measured
+(``benchmarks/bench_compact.py`` prints all three).
 
 >>> F = GF2Field(1)                   # GF(2^6), modulus x^6 + x^3 + 1
 >>> F.degree, F.order, bin(F.modulus)
@@ -48,9 +50,11 @@ __all__ = ["MAX_LEVEL", "GF2Field"]
 #: The largest ``l`` accepted: ``L = 2 * 3^12`` is over a million bits.
 MAX_LEVEL = 12
 
-# Kronecker substitution is faster than the windowed method from about L = 162 on
-# (benchmarks/bench_compact.py; both are exact, so the cut-over only affects speed).
+# The method mul uses, by L (benchmarks/bench_compact.py; all are exact, so the choice
+# only affects speed): 4-bit windows below 100, the byte table for L in [1000, 10000),
+# Kronecker substitution otherwise.
 _KRONECKER_FROM = 100
+_BYTES_FROM, _BYTES_BELOW = 1000, 10000
 
 _TO_BYTES = bytes.maketrans(b"01", b"\x00\x01")
 # The parity of a byte, as the character '0' or '1'.
@@ -193,13 +197,26 @@ class GF2Field:
         """``a * b`` in the field (Kronecker substitution or a windowed method, by size)."""
         if not a or not b:
             return 0
-        if self._width >= _KRONECKER_FROM:
+        if self.method == "bytes":
+            return self.reduce(self.clmul_bytes(a, b))
+        if self.method == "kronecker":
             return self.reduce(self.clmul_kronecker(a, b))
         return self.reduce(self.clmul_windowed(a, b))
+
+    @property
+    def method(self) -> str:
+        """What :meth:`mul` uses at this size: ``"windowed"``, ``"bytes"`` or ``"kronecker"``."""
+        if _BYTES_FROM <= self._width < _BYTES_BELOW:
+            return "bytes"
+        return "kronecker" if self._width >= _KRONECKER_FROM else "windowed"
 
     def mul_windowed(self, a: int, b: int) -> int:
         """``a * b`` by the 4-bit windowed shift-and-add method (small fields, comparisons)."""
         return self.reduce(self.clmul_windowed(a, b))
+
+    def mul_bytes(self, a: int, b: int) -> int:
+        """``a * b`` by a 256-entry table of ``b``'s multiples, one byte of ``a`` at a time."""
+        return self.reduce(self.clmul_bytes(a, b))
 
     def mul_kronecker(self, a: int, b: int) -> int:
         """``a * b`` by Kronecker substitution and gmpy2 (for comparison and large fields)."""
@@ -220,6 +237,20 @@ class GF2Field:
         while shift:
             shift -= 4
             acc = (acc << 4) ^ table[(a >> shift) & 15]
+        return acc
+
+    @staticmethod
+    def clmul_bytes(a: int, b: int) -> int:
+        """The carry-less product of two bit vectors, 8 bits of ``a`` at a time."""
+        if a.bit_length() < b.bit_length():
+            a, b = b, a
+        table = [0] * 256
+        for i in range(8):  # table[v] = sum of b << i over the bits i of v
+            span, shifted = 1 << i, b << i
+            table[span : 2 * span] = [t ^ shifted for t in table[:span]]
+        acc = 0
+        for byte in a.to_bytes((a.bit_length() + 7) // 8, "big"):
+            acc = (acc << 8) ^ table[byte]
         return acc
 
     def clmul_kronecker(self, a: int, b: int) -> int:

@@ -108,6 +108,7 @@ def test_multiplication_matches_reference(level: int, data: st.DataObject) -> No
     expected = reference_mul(field, a, b)
     assert field.mul(a, b) == expected
     assert field.mul_windowed(a, b) == expected
+    assert field.mul_bytes(a, b) == expected
     assert field.mul_kronecker(a, b) == expected
     assert field.mul_sparse(a, b) == expected
     assert field.square(a) == reference_mul(field, a, a)
