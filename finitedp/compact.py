@@ -47,10 +47,10 @@ from .errors import ParameterError
 from .exactmath import ceil_ln, ceil_log
 from .family import (
     UniverseMap,
-    _field_of,
-    _layout,
     field_level_for,
+    field_of,
     sample_consistent,
+    universe_layout,
 )
 from .fastsample import FastSample
 from .geosample import GeoSample
@@ -120,7 +120,7 @@ def compact_histogram(
         raise ParameterError("empty: the empty-bin sampler must be built for the same sampler M")
     m = check_universe(universe_size)
     rows = check_dataset(data, sampler.n, m)
-    field = _field_of(empty)
+    field = field_of(empty)
     if field.order < m:
         raise ParameterError(f"d0: got 2^{field.degree}; it must be at least |X| = {short_int(m)}")
     source = rng or default_source()
@@ -225,7 +225,7 @@ class CompactRelease:
         )
         self._wide = tuple(gmpy2.mpz(a) for a in self._coefficients)  # faster Horner steps
         self._empty = empty
-        self._sublevel, self._phi = _layout(n, self._universe, self._field)
+        self._sublevel, self._phi = universe_layout(n, self._universe, self._field)
         spec = _describe(empty.sampler)
         sampler_key = json.dumps(spec, sort_keys=True) if spec else repr(empty.sampler)
         self._key = (level, self._universe, self._coefficients, sampler_key)

@@ -76,8 +76,10 @@ __all__ = [
     "UniverseMap",
     "dyadic_block",
     "field_level_for",
+    "field_of",
     "interpolate_over_subfield",
     "sample_consistent",
+    "universe_layout",
 ]
 
 #: The samplers of :func:`sample_consistent`.
@@ -148,7 +150,12 @@ class UniverseMap:
 # -- Lemma 8.1 iv ---------------------------------------------------------------------
 
 
-def _layout(n: int, universe_size: int, field: GF2Field) -> tuple[int, UniverseMap]:
+def universe_layout(n: int, universe_size: int, field: GF2Field) -> tuple[int, UniverseMap]:
+    """``(j, phi)``: the universe's subfield level and map, for ``n`` rows and ``|X|``.
+
+    Raises:
+        ParameterError: the field has fewer than ``max(|X|, n + 1)`` elements.
+    """
     level = field_level_for(max(universe_size, n + 1))
     if level > field.level:
         raise ParameterError(
@@ -196,11 +203,11 @@ def sample_consistent(
     """
     if method not in METHODS:
         raise ParameterError(f"method: got {method!r}; use one of {', '.join(METHODS)}")
-    n, field = empty.sampler.n, _field_of(empty)
+    n, field = empty.sampler.n, field_of(empty)
     processes = worker_count(workers, n + 1, _PARALLEL_FROM)
     if len(constraints) > n:
         raise ParameterError(f"constraints: got {len(constraints)} bins; at most n = {n}")
-    level, phi = _layout(n, universe_size, field)
+    level, phi = universe_layout(n, universe_size, field)
     occupied = sorted(constraints)
     for x in occupied:
         if isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= universe_size:
@@ -368,7 +375,12 @@ def _as_int(u: Any) -> int:
     return operator.index(u)
 
 
-def _field_of(empty: EmptyBinSampler) -> GF2Field:
+def field_of(empty: EmptyBinSampler) -> GF2Field:
+    """The field ``GF(2^L)`` of an empty-bin sampler with ``d0 = 2^L``, ``L = 2 * 3^l``.
+
+    Raises:
+        ParameterError: ``d0`` is not of that form.
+    """
     d0 = empty.d0
     width = d0.bit_length() - 1
     level = 0
