@@ -29,9 +29,9 @@ from typing import Any
 import gmpy2
 from _timing import best_per_call, environment, fmt_time, print_table, repeat_call
 
-import finitedp.approx as approx_module
+import finitedp.histograms.approx as approx_module
 from finitedp import FastSample, RecordingSource, SystemRandomSource
-from finitedp.approx import approx_ord_sample
+from finitedp.histograms.approx import approx_ord_sample
 
 UNIVERSE = 2**64
 EPSILON = Fraction(1, 2)

@@ -20,7 +20,7 @@ Prints, with the field size L that Thm 8.6's exact formula gives:
 For both n it also prints what the ``"blocks"`` sampler did: how many of the
 ``s = 81`` coordinates of GF(2^13122) over GF(2^162) it had to interpolate
 (those with ``a_r > 0``) and ``sum_r a_r`` (``a_r``: the bins whose dyadic block
-reaches coordinate r), recorded by wrapping ``finitedp.family._sample_blocks``.
+reaches coordinate r), recorded by wrapping ``finitedp.compact.family._sample_blocks``.
 
 Targets (from the issue): n = 10^3: release <= 10 s, one count <= 20 ms;
 n = 10^4: release <= 120 s, one count <= 200 ms, 10^4 counts <= 10 min.
@@ -42,11 +42,11 @@ from typing import Any
 
 from _timing import best_per_call, environment, fmt_time, print_table, repeat_call
 
-import finitedp.family
+import finitedp.compact.family
 from finitedp import FastSample, SystemRandomSource
-from finitedp.compact import CompactHistogram, CompactRelease, UniverseMap
-from finitedp.gf2 import GF2Field
-from finitedp.kpoly import PackedPolyRing
+from finitedp.compact.gf2 import GF2Field
+from finitedp.compact.histogram import CompactHistogram, CompactRelease, UniverseMap
+from finitedp.compact.kpoly import PackedPolyRing
 
 UNIVERSE = 2**64
 EPSILON = Fraction(1, 2)
@@ -127,7 +127,7 @@ def describe(mech: CompactHistogram) -> str:
 
 
 class BlocksRecorder:
-    """Wraps ``finitedp.family._sample_blocks`` to keep its ``tops`` (the ``k_x``).
+    """Wraps ``finitedp.compact.family._sample_blocks`` to keep its ``tops`` (the ``k_x``).
 
     The wrapper only stores references, so it adds nothing measurable to a release;
     ``a_r`` is computed afterwards, outside the timed region.
@@ -135,7 +135,7 @@ class BlocksRecorder:
 
     def __init__(self) -> None:
         self.calls: list[tuple[GF2Field, int, list[int]]] = []
-        self._original: Callable[..., Any] = finitedp.family._sample_blocks
+        self._original: Callable[..., Any] = finitedp.compact.family._sample_blocks
 
     def __enter__(self) -> BlocksRecorder:
         original = self._original
@@ -144,11 +144,11 @@ class BlocksRecorder:
             self.calls.append((field, level, tops))
             return original(field, level, nodes, tops, *rest)
 
-        finitedp.family._sample_blocks = wrapper
+        finitedp.compact.family._sample_blocks = wrapper
         return self
 
     def __exit__(self, *exc: object) -> None:
-        finitedp.family._sample_blocks = self._original
+        finitedp.compact.family._sample_blocks = self._original
 
     def summary(self) -> str:
         """The coordinates interpolated and ``sum_r a_r`` of the first recorded release."""

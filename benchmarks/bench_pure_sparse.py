@@ -30,7 +30,7 @@ from functools import partial
 from _timing import best_per_call, environment, fmt_time, print_table, repeat_call
 
 from finitedp import FastSample, SeededSource, SystemRandomSource
-from finitedp.sparse import PureSparseHistogram
+from finitedp.histograms.sparse import PureSparseHistogram
 
 UNIVERSE = 2**64
 EPSILON = Fraction(1, 2)

@@ -38,7 +38,7 @@ from _timing import (
 )
 
 from finitedp import FastSample, GeoSample, SystemRandomSource
-from finitedp.counting import CountingSampler
+from finitedp.counting.base import CountingSampler
 from finitedp.oracle import draw
 
 GAMMA = Fraction(1, 2**60)

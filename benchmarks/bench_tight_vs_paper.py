@@ -35,7 +35,7 @@ from fractions import Fraction
 from _timing import best_per_call, environment, fmt_time, print_table, repeat_call
 
 from finitedp import FastSample, GeoSample, SystemRandomSource
-from finitedp.fastsample import paper_threshold, tight_threshold
+from finitedp.counting.fastsample import paper_threshold, tight_threshold
 from finitedp.ratio import DEFAULT_SLACK, GeometricRatio
 
 EPSILONS = (Fraction(1), Fraction(1, 10), Fraction(1, 100))

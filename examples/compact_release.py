@@ -22,7 +22,7 @@ from pathlib import Path
 
 from finitedp import SeededSource
 from finitedp.compact import CompactHistogram, CompactRelease
-from finitedp.universe import parse_universe
+from finitedp.io.universe import parse_universe
 
 VISITS = Path(__file__).resolve().parent / "data" / "visits.csv"
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections import Counter
 
 from finitedp import PureSparseHistogram, SeededSource, StabilityHistogram
-from finitedp.compact import CompactHistogram
-from finitedp.universe import parse_universe
+from finitedp.compact.histogram import CompactHistogram
+from finitedp.io.universe import parse_universe
 
 EPSILON, DELTA, BETA = "1", "1/1000000", "1/10"
 

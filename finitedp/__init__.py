@@ -12,6 +12,10 @@ distributions, so the library checks its own theorems.
 True
 """
 
+from .counting.fastsample import FastSample
+from .counting.geometric import GeometricMechanism
+from .counting.geosample import GeoSample
+from .counting.mixing import Mixture, satisfies_condition_1
 from .errors import (
     CheckerLimitError,
     FiniteDPError,
@@ -21,12 +25,10 @@ from .errors import (
     ParameterTypeError,
     TapeError,
 )
-from .fastsample import FastSample
-from .geometric import GeometricMechanism
-from .geosample import GeoSample
 from .guarantees import Accuracy, Privacy
-from .histograms import BoundedGeometricHistogram, HistogramMechanism, StabilityHistogram
-from .mixing import Mixture, satisfies_condition_1
+from .histograms.mechanisms import BoundedGeometricHistogram, HistogramMechanism, StabilityHistogram
+from .histograms.release import PartialHistogram
+from .histograms.sparse import PureSparseHistogram
 from .oracle import (
     RandomSource,
     RecordingSource,
@@ -36,8 +38,6 @@ from .oracle import (
     default_source,
 )
 from .ratio import GeometricRatio
-from .release import PartialHistogram
-from .sparse import PureSparseHistogram
 
 __version__ = "0.1.0"
 

@@ -38,7 +38,7 @@ from .checker.counting import CountingAudit, audit_counting
 from .checker.histogram import all_datasets, all_multisets, neighbouring_pairs
 from .checker.measures import INFINITY, Ratio
 from .checker.symbolic import DEFAULT_LIMIT, explore
-from .counting import CountingSampler
+from .counting.base import CountingSampler
 from .errors import ParameterError, ParameterTypeError
 from .exactmath import ceil_ln, compare_exp, exp_bounds
 from .guarantees import Accuracy, Privacy
@@ -984,8 +984,8 @@ def _refuse_if_large(
 
 
 def _counter_sampler(counter: str, n: int, epsilon: object, gamma: object) -> CountingSampler:
-    from .fastsample import FastSample
-    from .geosample import GeoSample
+    from .counting.fastsample import FastSample
+    from .counting.geosample import GeoSample
 
     if counter == "geo":
         if gamma is not None:
@@ -1004,7 +1004,7 @@ def _counter_sampler(counter: str, n: int, epsilon: object, gamma: object) -> Co
 def _bounded_geometric(
     n: int, m: int, epsilon: object, beta: Fraction, counter: str, limit: int
 ) -> tuple[_Spec, Callable[[list[Dataset]], int]]:
-    from .histograms import BoundedGeometricHistogram
+    from .histograms.mechanisms import BoundedGeometricHistogram
 
     mech = BoundedGeometricHistogram(n, m, epsilon, beta, counter=counter)
     accuracy = mech.accuracy(beta)
@@ -1046,8 +1046,8 @@ def _stability_user(
     counter: str,
     limit: int,
 ) -> tuple[_Spec, Callable[[list[Dataset]], int]]:
-    from .bounds import stability_threshold
-    from .histograms import StabilityHistogram
+    from .histograms.bounds import stability_threshold
+    from .histograms.mechanisms import StabilityHistogram
 
     if delta is None:
         raise ParameterError(
@@ -1108,7 +1108,7 @@ def _stability_paper(
     gamma: object,
     limit: int,
 ) -> tuple[_Spec, Callable[[list[Dataset]], int]]:
-    from .stability import stability_histogram
+    from .histograms.stability import stability_histogram
 
     sampler = _counter_sampler(counter, n, epsilon, gamma)
     b = threshold
@@ -1156,8 +1156,8 @@ def _pure_sparse(
     split_mixture: bool,
     limit: int,
 ) -> tuple[_Spec, Callable[[list[Dataset]], int]]:
-    from .keepheavy import kh_prime
-    from .sparse import ApproxOrderStatistics, PureSparseHistogram, pure_sparse_fallback
+    from .histograms.keepheavy import kh_prime
+    from .histograms.sparse import ApproxOrderStatistics, PureSparseHistogram, pure_sparse_fallback
 
     mech = PureSparseHistogram(n, m, epsilon, beta, counter=counter)
     sampler, beta1 = mech.sampler, mech.beta1
@@ -1213,9 +1213,10 @@ def _pure_sparse(
         explorer: _Explorer = explore_split
         notes.append(
             f"--split-mixture: each law is (1 - beta1) SparseHistogram + beta1 fallback with "
-            f"beta1 = {beta1} (BV Alg 3.1 / 6.9: finitedp.mixing.Mixture runs both branches on "
-            f"independent draws and one draw in [1, 1/beta1] picks the release); the two "
-            f"branches are explored separately, not the Mixture call itself (tests/test_audit.py "
+            f"beta1 = {beta1} (BV Alg 3.1 / 6.9: finitedp.counting.mixing.Mixture runs both "
+            f"branches on independent draws and one draw in [1, 1/beta1] picks the release); "
+            f"the two branches are explored separately, not the Mixture call itself "
+            f"(tests/test_audit.py "
             f"checks the two agree end to end at n = 1)"
         )
     else:
@@ -1226,7 +1227,8 @@ def _pure_sparse(
         explorer = _explorer(mech.release, max(limit, DEFAULT_LIMIT))
     notes.append(
         "the oracle domains of DistinctSample depend on the number of distinct rows |A| "
-        "(BV Alg 6.21 step 3; see finitedp.sparse): only the number of calls is data-independent"
+        "(BV Alg 6.21 step 3; see finitedp.histograms.sparse): only the number of calls is "
+        "data-independent"
     )
     spec = _Spec(
         title=repr(mech),
@@ -1282,8 +1284,8 @@ def _compact(
     gamma: object,
     limit: int,
 ) -> tuple[_Spec, Callable[[list[Dataset]], int], str]:
-    from .compact import CompactHistogram, EmptyBinSampler, compact_histogram
-    from .gf2 import MAX_LEVEL
+    from .compact.gf2 import MAX_LEVEL
+    from .compact.histogram import CompactHistogram, EmptyBinSampler, compact_histogram
 
     if level is None:
         mech = CompactHistogram(n, m, epsilon, beta, counter=counter)

@@ -1,7 +1,7 @@
 """The ``finitedp`` command line: ``release``, ``query`` and ``audit``.
 
 * ``finitedp release`` reads one column of categorical values (CSV or one value
-  per line), numbers them into a declared universe (:mod:`finitedp.universe`),
+  per line), numbers them into a declared universe (:mod:`finitedp.io.universe`),
   runs a user-level histogram mechanism and writes the release with its exact
   privacy and accuracy statements as JSON.
 * ``finitedp query`` reads counts back from such a release, without the data.
@@ -51,17 +51,17 @@ from .audit import (
     compare,
     load_callable,
 )
-from .counting import CountingSampler
+from .counting.base import CountingSampler
+from .counting.fastsample import FastSample
+from .counting.geometric import GeometricMechanism
+from .counting.geosample import GeoSample
 from .errors import FiniteDPError, ParameterError
-from .fastsample import FastSample
-from .geometric import GeometricMechanism
-from .geosample import GeoSample
 from .guarantees import Accuracy, Privacy
+from .histograms.release import PartialHistogram
+from .io.universe import Universe, Utf8Universe, parse_universe
 from .oracle import RandomSource, SeededSource, SystemRandomSource
 from .params import exact_fraction, short_int
 from .plot import add_plot_parser
-from .release import PartialHistogram
-from .universe import Universe, Utf8Universe, parse_universe
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -153,28 +153,28 @@ class MechanismEntry:
 #: ``--mechanism`` name -> entry.  Adding a mechanism is one entry here.
 MECHANISMS: dict[str, MechanismEntry] = {
     "bounded-geometric": MechanismEntry(
-        "finitedp.histograms",
+        "finitedp.histograms.mechanisms",
         "BoundedGeometricHistogram",
         "every bin, noisy; (eps, 0)-DP; BV Thm 5.3; |X| <= 10^7",
         False,
         lambda cls, n, m, p: cls(n, m, p.epsilon, p.beta, counter=p.counter),
     ),
     "stability": MechanismEntry(
-        "finitedp.histograms",
+        "finitedp.histograms.mechanisms",
         "StabilityHistogram",
         "bins above a threshold; (eps, delta)-DP; BV Thm 5.6",
         True,
         lambda cls, n, m, p: cls(n, m, p.epsilon, p.delta, p.beta, counter=p.counter),
     ),
     "pure-sparse": MechanismEntry(
-        "finitedp.sparse",
+        "finitedp.histograms.sparse",
         "PureSparseHistogram",
         "at most n bins; (eps, 0)-DP; BV Thm 6.11; |X| >= 2n + 1",
         False,
         lambda cls, n, m, p: cls(n, m, p.epsilon, p.beta, counter=p.counter),
     ),
     "compact": MechanismEntry(
-        "finitedp.compact",
+        "finitedp.compact.histogram",
         "CompactHistogram",
         "a polynomial, read with query; (eps, 0)-DP; BV Thm 8.6",
         False,
@@ -184,8 +184,8 @@ MECHANISMS: dict[str, MechanismEntry] = {
 
 #: A release's JSON ``"type"`` -> (module, class with ``from_json``), for ``finitedp query``.
 RELEASE_READERS: dict[str, tuple[str, str]] = {
-    "partial_histogram": ("finitedp.release", "PartialHistogram"),
-    "compact_histogram": ("finitedp.compact", "CompactRelease"),
+    "partial_histogram": ("finitedp.histograms.release", "PartialHistogram"),
+    "compact_histogram": ("finitedp.compact.histogram", "CompactRelease"),
 }
 
 

@@ -40,14 +40,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .counting.fastsample import FastSample
+from .counting.geometric import GeometricMechanism
+from .counting.geosample import GeoSample
 from .errors import FiniteDPError, ParameterError
-from .fastsample import FastSample
-from .geometric import GeometricMechanism
-from .geosample import GeoSample
 from .guarantees import Accuracy, Privacy
+from .histograms.release import PartialHistogram
+from .io.universe import Universe, Utf8Universe, parse_universe
 from .params import check_count, exact_fraction, short_int
-from .release import PartialHistogram
-from .universe import Universe, Utf8Universe, parse_universe
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -345,8 +345,8 @@ def release_series(
     Args:
         release: a document written by ``finitedp release`` (parsed, as JSON text, or a
             :class:`~pathlib.Path` to it), a bare release JSON, a
-            :class:`~finitedp.release.PartialHistogram` or a
-            :class:`~finitedp.compact.CompactRelease`.
+            :class:`~finitedp.histograms.release.PartialHistogram` or a
+            :class:`~finitedp.compact.release.CompactRelease`.
         accuracy: the :class:`~finitedp.guarantees.Accuracy` whose ``a`` gives the error
             bars (or its JSON form); ``None`` reads the statement stored in the document.
         labels: tick labels, one per bar, replacing the values' own labels.

@@ -53,18 +53,17 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .approx import approx_bin_sample, approx_ord_sample, exact_bin_sample
-from .basic import basic_histogram
-from .counting import CountingSampler
-from .distinct import distinct_sample
-from .fastsample import FastSample
-from .geosample import GeoSample
-from .histograms import BoundedGeometricHistogram, StabilityHistogram
-from .keepheavy import keep_heavy, kh_prime, ord_sample
-from .oracle import RandomSource, RecordingSource, ReplaySource, SeededSource
-from .ratio import DEFAULT_SLACK
-from .release import PartialHistogram
-from .sparse import (
+from .counting.base import CountingSampler
+from .counting.fastsample import FastSample
+from .counting.geosample import GeoSample
+from .histograms.approx import approx_bin_sample, approx_ord_sample
+from .histograms.basic import basic_histogram
+from .histograms.binomial import exact_bin_sample
+from .histograms.distinct import distinct_sample
+from .histograms.keepheavy import keep_heavy, kh_prime, ord_sample
+from .histograms.mechanisms import BoundedGeometricHistogram, StabilityHistogram
+from .histograms.release import PartialHistogram
+from .histograms.sparse import (
     PureSparseHistogram,
     pure_sparse_delta,
     pure_sparse_fallback,
@@ -72,10 +71,17 @@ from .sparse import (
     sparse_histogram,
     sparse_precision,
 )
-from .stability import stability_histogram
+from .histograms.stability import stability_histogram
+from .oracle import RandomSource, RecordingSource, ReplaySource, SeededSource
+from .ratio import DEFAULT_SLACK
 
 try:  # CompactHistogram (BV Section 8) is optional: vectors cover it when it is present.
-    from .compact import CompactHistogram, CompactRelease, EmptyBinSampler, compact_histogram
+    from .compact.histogram import (
+        CompactHistogram,
+        CompactRelease,
+        EmptyBinSampler,
+        compact_histogram,
+    )
 
     COMPACT_AVAILABLE = True
 except ImportError:  # pragma: no cover - only while compact.py is unfinished

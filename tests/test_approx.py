@@ -19,18 +19,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import finitedp.approx as approx_module
+import finitedp.histograms.approx as approx_module
 from finitedp import GeoSample, ParameterError, ParameterTypeError, ReplaySource, SeededSource
-from finitedp.approx import (
+from finitedp.checker import exact_distribution, explore, statistical_distance
+from finitedp.histograms.approx import (
     approx_bin_sample,
     approx_conv_exp,
     approx_ord_sample,
-    binomial_pmf,
     convolve,
-    exact_bin_sample,
-    exact_ord_sample,
 )
-from finitedp.checker import exact_distribution, explore, statistical_distance
+from finitedp.histograms.binomial import binomial_pmf, exact_bin_sample, exact_ord_sample
 from finitedp.oracle import RandomSource
 
 # -- literal references -----------------------------------------------------------

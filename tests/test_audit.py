@@ -36,12 +36,12 @@ from finitedp.audit import (
     compare,
     load_callable,
 )
-from finitedp.basic import basic_histogram
 from finitedp.checker import statistical_distance
 from finitedp.cli import main
-from finitedp.dataset import true_counts
+from finitedp.histograms.basic import basic_histogram
+from finitedp.histograms.dataset import true_counts
+from finitedp.histograms.stability import stability_histogram
 from finitedp.oracle import RandomSource
-from finitedp.stability import stability_histogram
 
 F = Fraction
 

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from finitedp import GeoSample, ParameterError
-from finitedp.bounds import (
+from finitedp.exactmath import ceil_ln, compare_exp
+from finitedp.histograms.bounds import (
     basic_accuracy,
     per_query_lower_bound,
     pure_sparse_accuracy,
@@ -19,7 +20,6 @@ from finitedp.bounds import (
     stability_accuracy,
     stability_threshold,
 )
-from finitedp.exactmath import ceil_ln, compare_exp
 
 inverse = st.integers(1, 64).map(lambda k: Fraction(1, k))
 

@@ -15,8 +15,8 @@ import pytest
 
 from finitedp import __version__, cli
 from finitedp.cli import MECHANISMS, MechanismEntry, default_mechanism, main
-from finitedp.release import PartialHistogram
-from finitedp.universe import Utf8Universe
+from finitedp.histograms.release import PartialHistogram
+from finitedp.io.universe import Utf8Universe
 
 ROOT = Path(__file__).resolve().parent.parent
 VISITS = ROOT / "examples" / "data" / "visits.csv"

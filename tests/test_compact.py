@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from finitedp import FastSample, GeoSample, RecordingSource, SeededSource
 from finitedp.checker import exact_distribution, max_privacy_ratio
 from finitedp.checker.counting import audit_counting
-from finitedp.compact import (
+from finitedp.compact.family import dyadic_block, interpolate_over_subfield
+from finitedp.compact.gf2 import GF2Field
+from finitedp.compact.histogram import (
     CompactHistogram,
     CompactRelease,
     EmptyBinSampler,
@@ -25,16 +27,14 @@ from finitedp.compact import (
     field_level_for,
     sample_consistent,
 )
-from finitedp.counting import CountingSampler, bisect_cdf
-from finitedp.errors import FloatParameterError, ParameterError
-from finitedp.exactmath import ceil_ln, compare_exp
-from finitedp.family import dyadic_block, interpolate_over_subfield
-from finitedp.gf2 import GF2Field
-from finitedp.polynomial import (
+from finitedp.compact.polynomial import (
     horner,
     horner_sparse,
     interpolate,
 )
+from finitedp.counting.base import CountingSampler, bisect_cdf
+from finitedp.errors import FloatParameterError, ParameterError
+from finitedp.exactmath import ceil_ln, compare_exp
 from finitedp.ratio import GeometricRatio
 
 F = Fraction

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from finitedp import ParameterError, SeededSource
 from finitedp.checker import exact_distribution, explore
-from finitedp.distinct import distinct_sample
+from finitedp.histograms.distinct import distinct_sample
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from finitedp import FastSample, GeoSample, Mixture, ParameterError, satisfies_condition_1
 from finitedp.checker import exact_distribution, statistical_distance
 from finitedp.checker.counting import audit_counting, is_inverse_cdf, sampler_paths
-from finitedp.counting import bisect_cdf
+from finitedp.counting.base import bisect_cdf
 from finitedp.exactmath import compare_exp
 from finitedp.oracle import RandomSource, draw
 
@@ -165,7 +165,7 @@ def test_bad_inputs_are_refused() -> None:
 def test_lazy_table_gives_the_same_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
     # Small-eps paper mode would need a table of O(t^2) bits; above MAX_TABLE_BYTES the
     # entries are computed when searched.  Both must be the same function of (c, u).
-    import finitedp.fastsample as module
+    import finitedp.counting.fastsample as module
 
     kept = FastSample(40, "1/4", "1/64")
     monkeypatch.setattr(module, "MAX_TABLE_BYTES", 0)

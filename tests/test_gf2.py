@@ -7,8 +7,8 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
+from finitedp.compact.gf2 import MAX_LEVEL, GF2Field
 from finitedp.errors import ParameterError, ParameterTypeError
-from finitedp.gf2 import MAX_LEVEL, GF2Field
 
 # -- an independent GF(2)[x]: schoolbook product, long division, gcd --------------
 

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from finitedp.compact.parallel import SHARED, fork_map, worker_count
 from finitedp.errors import ParameterError
-from finitedp.parallel import SHARED, fork_map, worker_count
 
 
 def _square_plus_shared(x: int) -> int:

@@ -19,7 +19,7 @@ import pytest
 from finitedp import Accuracy, FastSample, GeoSample, PartialHistogram, SeededSource
 from finitedp.checker import exact_distribution
 from finitedp.cli import main as cli_main
-from finitedp.compact import CompactHistogram
+from finitedp.compact.histogram import CompactHistogram
 from finitedp.errors import FiniteDPError, FloatParameterError, ParameterError
 from finitedp.plot import (
     PLOT_EXTRA_MESSAGE,

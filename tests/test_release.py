@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from finitedp import ParameterError
-from finitedp.release import PartialHistogram
+from finitedp.histograms.release import PartialHistogram
 
 bins_strategy = st.dictionaries(st.integers(1, 2**70), st.integers(0, 10**6), max_size=20)
 

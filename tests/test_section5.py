@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from finitedp import FastSample, GeoSample, ParameterError, RecordingSource, ReplaySource
-from finitedp.basic import basic_histogram
 from finitedp.checker import exact_distribution
 from finitedp.checker.histogram import (
     all_datasets,
@@ -23,9 +22,10 @@ from finitedp.checker.histogram import (
     worst_privacy_ratio,
 )
 from finitedp.exactmath import compare_exp
-from finitedp.histograms import BoundedGeometricHistogram, StabilityHistogram
-from finitedp.release import PartialHistogram
-from finitedp.stability import stability_histogram
+from finitedp.histograms.basic import basic_histogram
+from finitedp.histograms.mechanisms import BoundedGeometricHistogram, StabilityHistogram
+from finitedp.histograms.release import PartialHistogram
+from finitedp.histograms.stability import stability_histogram
 
 N, M = 2, 5  # the tiny instance: every dataset of X^2 with |X| = 5
 

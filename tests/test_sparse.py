@@ -27,8 +27,6 @@ from finitedp import (
     SeededSource,
     satisfies_condition_1,
 )
-from finitedp.basic import noisy_counts
-from finitedp.bounds import pure_sparse_accuracy
 from finitedp.checker import exact_distribution, explore, statistical_distance
 from finitedp.checker.histogram import (
     all_datasets,
@@ -39,12 +37,14 @@ from finitedp.checker.histogram import (
     release_distributions,
     worst_privacy_ratio,
 )
-from finitedp.counting import CountingSampler
+from finitedp.counting.base import CountingSampler
 from finitedp.exactmath import compare_exp, exp_bounds
 from finitedp.guarantees import Privacy
-from finitedp.keepheavy import heavy_threshold, keep_heavy, kh_prime, ord_sample
-from finitedp.release import PartialHistogram
-from finitedp.sparse import (
+from finitedp.histograms.basic import noisy_counts
+from finitedp.histograms.bounds import pure_sparse_accuracy
+from finitedp.histograms.keepheavy import heavy_threshold, keep_heavy, kh_prime, ord_sample
+from finitedp.histograms.release import PartialHistogram
+from finitedp.histograms.sparse import (
     PureSparseHistogram,
     fallback_min_probability,
     pure_sparse_delta,

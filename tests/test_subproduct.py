@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from finitedp.compact.gf2 import GF2Field
+from finitedp.compact.kpoly import PackedPolyRing
+from finitedp.compact.polynomial import horner, interpolate
+from finitedp.compact.subproduct import SubproductTree, evaluate, weights
+from finitedp.compact.subproduct import interpolate as tree_interpolate
 from finitedp.errors import ParameterError
-from finitedp.gf2 import GF2Field
-from finitedp.kpoly import PackedPolyRing
-from finitedp.polynomial import horner, interpolate
-from finitedp.subproduct import SubproductTree, evaluate, weights
-from finitedp.subproduct import interpolate as tree_interpolate
 
 LEVELS = st.integers(0, 3)
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from finitedp.errors import ParameterError
-from finitedp.universe import (
+from finitedp.io.universe import (
     MAX_UTF8_BYTES,
     IntUniverse,
     Utf8Universe,

@@ -25,12 +25,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from finitedp import vectors
-from finitedp.approx import approx_bin_sample
-from finitedp.counting import CountingSampler
+from finitedp.compact.gf2 import GF2Field
+from finitedp.counting.base import CountingSampler
+from finitedp.counting.fastsample import FastSample
+from finitedp.counting.geosample import GeoSample
 from finitedp.exactmath import ceil_ln
-from finitedp.fastsample import FastSample
-from finitedp.geosample import GeoSample
-from finitedp.gf2 import GF2Field
+from finitedp.histograms.approx import approx_bin_sample
 from finitedp.oracle import ReplaySource
 
 ROOT = Path(__file__).resolve().parent.parent

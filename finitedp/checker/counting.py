@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..counting import CountingSampler
+from ..counting.base import CountingSampler
 from .measures import Ratio, max_privacy_ratio
 from .symbolic import Path, explore
 

@@ -18,9 +18,9 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from .oracle import RandomSource, default_source, draw
-from .params import check_count, check_draw
-from .ratio import GeometricRatio
+from ..oracle import RandomSource, default_source, draw
+from ..params import check_count, check_draw
+from ..ratio import GeometricRatio
 
 __all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int"]
 

@@ -19,10 +19,10 @@ from bisect import bisect_left
 from fractions import Fraction
 from typing import Any
 
-from .counting import CountingSampler
-from .errors import ParameterError
-from .oracle import RandomSource, draw
-from .params import check_positive_int, short_int
+from ..counting.base import CountingSampler
+from ..errors import ParameterError
+from ..oracle import RandomSource, draw
+from ..params import check_positive_int, short_int
 
 __all__ = ["EmptyBinSampler"]
 

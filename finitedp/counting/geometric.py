@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .errors import ParameterError
-from .exactmath import min_power_at_least
-from .params import check_count, check_positive_int, exact_fraction, probability
+from ..errors import ParameterError
+from ..exactmath import min_power_at_least
+from ..params import check_count, check_positive_int, exact_fraction, probability
 
 __all__ = ["GeometricMechanism"]
 

@@ -22,15 +22,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from fractions import Fraction
 
+from ..counting.base import CountingSampler
+from ..counting.fastsample import FastSample
+from ..counting.geosample import GeoSample
+from ..errors import ParameterError
+from ..guarantees import Accuracy, Privacy
+from ..oracle import RandomSource, default_source, draws
+from ..params import check_positive_int, exact_fraction, inverse_natural
 from .bounds import basic_accuracy, stability_accuracy, stability_threshold
-from .counting import CountingSampler
 from .dataset import check_dataset, check_universe, true_counts
-from .errors import ParameterError
-from .fastsample import FastSample
-from .geosample import GeoSample
-from .guarantees import Accuracy, Privacy
-from .oracle import RandomSource, default_source, draws
-from .params import check_positive_int, exact_fraction, inverse_natural
 from .release import PartialHistogram
 from .stability import stability_histogram
 

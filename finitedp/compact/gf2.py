@@ -42,8 +42,8 @@ from collections.abc import Mapping, Sequence
 
 import gmpy2
 
-from .errors import ParameterError, ParameterTypeError
-from .params import short_int
+from ..errors import ParameterError, ParameterTypeError
+from ..params import short_int
 
 __all__ = ["MAX_LEVEL", "GF2Field"]
 

@@ -47,7 +47,7 @@ else ``P`` is the first ``p`` points, ``p`` the least power of two ``>= a_r``
 coefficients ``R_(p+1)^(r), ..., R_(n+1)^(r)``.
 
 >>> from finitedp import GeoSample
->>> from finitedp.emptybin import EmptyBinSampler
+>>> from finitedp.compact.emptybin import EmptyBinSampler
 >>> from finitedp.oracle import SeededSource
 >>> empty = EmptyBinSampler(GeoSample(3, 1), 2**18)
 >>> p = sample_consistent(empty, 20, {4: 2, 9: 0}, SeededSource(b"doc"))
@@ -62,13 +62,13 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import ParameterError
+from ..oracle import RandomSource, draw
+from ..params import short_int
 from .emptybin import EmptyBinSampler
-from .errors import ParameterError
 from .gf2 import MAX_LEVEL, GF2Field
 from .kpoly import PackedPolyRing
-from .oracle import RandomSource, draw
 from .parallel import SHARED, fork_map, worker_count
-from .params import short_int
 from .subproduct import Node, SubproductTree, interpolate, weights
 
 __all__ = [
@@ -305,7 +305,7 @@ def interpolate_over_subfield(
     Paper: BV Lemma 8.1 iv, step 3.  The nodes are elements of the subfield
     ``K = GF2Field(level)`` (compact form); each of the ``s`` coordinates of the
     values over ``K`` (:meth:`GF2Field.split`) is interpolated over ``K`` with one
-    shared subproduct tree (:mod:`finitedp.subproduct`).
+    shared subproduct tree (:mod:`finitedp.compact.subproduct`).
 
     Raises:
         ParameterError: points not distinct, lengths differ, or elements outside the fields.

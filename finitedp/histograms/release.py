@@ -25,8 +25,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ParameterError
-from .params import short_int
+from ..errors import ParameterError
+from ..params import short_int
 
 __all__ = ["RELEASE_SCHEMA_VERSION", "PartialHistogram"]
 

@@ -34,11 +34,11 @@ from typing import overload
 
 import gmpy2
 
-from .counting import CountingSampler
-from .errors import ParameterError
-from .exactmath import ceil_log, least_such_that, min_power_at_least
-from .params import check_count, check_positive_int, exact_fraction, inverse_natural
-from .ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
+from ..errors import ParameterError
+from ..exactmath import ceil_log, least_such_that, min_power_at_least
+from ..params import check_count, check_positive_int, exact_fraction, inverse_natural
+from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
+from .base import CountingSampler
 
 __all__ = ["FastSample", "paper_threshold", "tight_threshold"]
 

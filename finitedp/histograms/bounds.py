@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .errors import ParameterError
-from .exactmath import ceil_ln
-from .guarantees import Accuracy
+from ..errors import ParameterError
+from ..exactmath import ceil_ln
+from ..guarantees import Accuracy
 
 __all__ = [
     "basic_accuracy",

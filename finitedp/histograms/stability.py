@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..counting.base import CountingSampler
+from ..errors import ParameterError
+from ..oracle import RandomSource, default_source, draw
 from .basic import noisy_counts
-from .counting import CountingSampler
 from .dataset import check_dataset, true_counts
-from .errors import ParameterError
-from .oracle import RandomSource, default_source, draw
 from .release import PartialHistogram
 
 __all__ = ["stability_histogram"]

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .counting import CountingSampler
+from ..counting.base import CountingSampler
+from ..errors import ParameterError
+from ..oracle import RandomSource, default_source
+from ..params import short_int
 from .dataset import check_dataset, true_counts
-from .errors import ParameterError
-from .oracle import RandomSource, default_source
-from .params import short_int
 from .release import PartialHistogram
 
 __all__ = ["basic_histogram", "noisy_counts"]

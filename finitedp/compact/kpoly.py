@@ -1,7 +1,7 @@
 """Polynomials over a small field ``K = GF2Field(j)``, packed into one integer.
 
 Paper: BV Lemma 8.1 iv (interpolation over the field); the support for
-:mod:`finitedp.subproduct`.
+:mod:`finitedp.compact.subproduct`.
 
 A polynomial ``a_0 + a_1 z + ... + a_(m-1) z^(m-1)`` over ``K`` (``w = 2 * 3^j``
 bits per element) is *packed* as the int ``sum_t a_t << (t B)``: coefficient

@@ -25,11 +25,11 @@ from fractions import Fraction
 
 import gmpy2
 
-from .counting import CountingSampler, bisect_cdf, ceil_log2_int
-from .exactmath import min_power_at_least
+from ..exactmath import min_power_at_least
+from ..params import check_count, check_positive_int, probability
+from ..ratio import DEFAULT_SLACK, resolve_noise
+from .base import CountingSampler, bisect_cdf, ceil_log2_int
 from .geometric import GeometricMechanism
-from .params import check_count, check_positive_int, probability
-from .ratio import DEFAULT_SLACK, resolve_noise
 
 __all__ = ["GeoSample"]
 

@@ -3,13 +3,13 @@
 Paper: BV Lemma 8.1 iv, step 3 (interpolation through the ``n + 1`` points);
 the algorithms are the classical ones (von zur Gathen & Gerhard, *Modern
 Computer Algebra*, 10.1-10.11; Bostan, Lecerf & Schost 2003 for the transposed
-evaluation), run on packed polynomials (:mod:`finitedp.kpoly`).
+evaluation), run on packed polynomials (:mod:`finitedp.compact.kpoly`).
 
 For distinct points ``b_0, ..., b_(m-1)`` of ``K`` the tree has a leaf
 ``z - b_i`` per point and, at every inner node, the product ``Z_v`` of its
 children.  The left child of a node of size ``m`` has the largest power of two
 below ``m`` leaves, so the nodes of the left spine cover the *prefixes* of
-sizes ``2^k`` of the points; :func:`finitedp.family.sample_consistent` interpolates through
+sizes ``2^k`` of the points; :func:`finitedp.compact.family.sample_consistent` interpolates through
 such prefixes.
 
 Interpolation through the points of a node ``T`` is Lagrange's formula
@@ -19,7 +19,7 @@ as ``R_v = R_left Z_right + R_right Z_left`` (:func:`combine`).  The weights
 transpose of :func:`combine` (:func:`evaluate`).  Each costs ``O(M(m) log m)``
 operations, ``M`` the cost of a product (one gmpy2 multiplication).
 
->>> from finitedp.kpoly import PackedPolyRing
+>>> from finitedp.compact.kpoly import PackedPolyRing
 >>> ring = PackedPolyRing(1)
 >>> tree = SubproductTree(ring, [1, 2, 3, 4, 5])
 >>> [node.size for node in tree.spine()]
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .errors import ParameterError
+from ..errors import ParameterError
 from .kpoly import PackedPolyRing
 
 __all__ = ["Node", "SubproductTree", "combine", "evaluate", "interpolate", "weights"]

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 
 from sortedcontainers import SortedList
 
-from .errors import ParameterError
-from .oracle import RandomSource, default_source, draw
-from .params import short_int
+from ..errors import ParameterError
+from ..oracle import RandomSource, default_source, draw
+from ..params import short_int
 
 __all__ = ["distinct_sample"]
 

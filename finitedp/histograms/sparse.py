@@ -5,12 +5,12 @@ Prop 6.19), Alg 6.9 and Thm 6.10 (PureSparseHistogram), Thm 6.11 and Fig 5
 (its instantiations with GeoSample and FastSample).
 
 * :func:`sparse_histogram` is ``SparseHistogram_{M,delta}``: BV's KH' (Alg 6.4,
-  :func:`finitedp.keepheavy.kh_prime`) with the exact order statistics replaced
+  :func:`finitedp.histograms.keepheavy.kh_prime`) with the exact order statistics replaced
   by ``ApproxOrdSample_{F_M}(m, s)``, ``s = (n^2 + 2n)|X|/delta`` (Alg 6.20 /
   6.21).  It is within statistical distance ``delta`` of KH' (Thm 6.8 i), hence
   ``(eps, (e^eps + 1) delta)``-DP (Thm 6.8 ii).
 * :func:`pure_sparse_histogram` is ``PureSparseHistogram_{M,eps,beta1}``
-  (Alg 6.9): the mixture (BV Alg 3.1, :class:`finitedp.mixing.Mixture`) of
+  (Alg 6.9): the mixture (BV Alg 3.1, :class:`finitedp.counting.mixing.Mixture`) of
   SparseHistogram with ``delta = (eps/3) beta1 (1/(3|X|))^n`` and, with
   probability ``beta1``, the data-independent histogram of
   :func:`pure_sparse_fallback`; it is ``(eps, 0)``-DP (Thm 6.10 i, Lemma 3.2).
@@ -42,19 +42,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
+from ..counting.base import CountingSampler, bisect_cdf
+from ..counting.fastsample import FastSample
+from ..counting.geosample import GeoSample
+from ..counting.mixing import Mixture
+from ..errors import ParameterError
+from ..guarantees import Accuracy, Privacy
+from ..oracle import RandomSource, default_source, draw
+from ..params import check_positive_int, exact_fraction, inverse_natural
 from .approx import approx_ord_sample
 from .bounds import pure_sparse_accuracy
-from .counting import CountingSampler, bisect_cdf
 from .dataset import check_dataset
-from .errors import ParameterError
-from .fastsample import FastSample
-from .geosample import GeoSample
-from .guarantees import Accuracy, Privacy
-from .histograms import HistogramMechanism
 from .keepheavy import check_sparse_universe, kh_prime
-from .mixing import Mixture
-from .oracle import RandomSource, default_source, draw
-from .params import check_positive_int, exact_fraction, inverse_natural
+from .mechanisms import HistogramMechanism
 from .release import PartialHistogram
 
 __all__ = [
@@ -116,7 +116,7 @@ class ApproxOrderStatistics:
     """Step 4 of Alg 6.21: ``ApproxOrdSample_F(m, s)``, as KH''s order-statistics step.
 
     Paper: BV Alg 6.20, Prop 6.19.  Calls
-    :func:`finitedp.approx.approx_ord_sample` ``(cdf, n, m, s, rng)``.
+    :func:`finitedp.histograms.approx.approx_ord_sample` ``(cdf, n, m, s, rng)``.
 
     Oracle calls: those of ``approx_ord_sample``, each a draw in ``[1, s]`` (one per
     level ``v = n, ..., 1`` while fewer than ``n + 1`` values are assigned: their
@@ -170,7 +170,7 @@ def sparse_histogram(
     ``eps/2``-DP for counting queries; iii: time
     ``O~(n log|X| (log|X| + log(1/delta)))`` plus ``O(n)`` samples and CDF values of ``M``).
 
-    This is :func:`finitedp.keepheavy.kh_prime` with ``order_statistics =
+    This is :func:`finitedp.histograms.keepheavy.kh_prime` with ``order_statistics =
     ApproxOrderStatistics(s)``, ``s = (n^2 + 2n)|X|/delta``.
 
     Oracle calls, in order (``A`` = the occupied bins, ``d = sampler.d``):
@@ -296,7 +296,7 @@ def pure_sparse_histogram(
     With probability ``1 - beta1`` the release is
     ``SparseHistogram_{M,delta}(D)`` with ``delta = (eps/3) beta1 (1/(3|X|))^n``,
     otherwise :func:`pure_sparse_fallback`.  Both run on every call
-    (:class:`finitedp.mixing.Mixture`), so the oracle calls do not reveal the branch.
+    (:class:`finitedp.counting.mixing.Mixture`), so the oracle calls do not reveal the branch.
 
     Oracle calls, in order: one draw in ``[1, 1/beta1]`` (the branch: 1 releases the
     fallback); those of :func:`sparse_histogram` with this ``delta``; those of

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = ["SHARED", "fork_map", "worker_count"]
 

@@ -10,8 +10,8 @@ import numbers
 from collections import Counter
 from collections.abc import Iterable
 
-from .errors import ParameterError, ParameterTypeError
-from .params import check_positive_int, short_int
+from ..errors import ParameterError, ParameterTypeError
+from ..params import check_positive_int, short_int
 
 __all__ = ["check_dataset", "check_universe", "true_counts"]
 

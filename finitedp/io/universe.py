@@ -43,8 +43,8 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 
-from .errors import ParameterError
-from .params import short_int
+from ..errors import ParameterError
+from ..params import short_int
 
 __all__ = [
     "MAX_INT_DIGITS",

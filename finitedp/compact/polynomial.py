@@ -5,19 +5,19 @@ Paper: BV Lemma 8.1 (the family ``G'`` of polynomials of degree ``<= n`` over
 evaluation, and interpolation through ``n + 1`` points).
 
 A polynomial is the tuple of its coefficients ``(a_0, ..., a_n)``, lowest degree
-first, each a field element (an int, see :mod:`finitedp.gf2`).
+first, each a field element (an int, see :mod:`finitedp.compact.gf2`).
 
 Evaluation has a generic form (:func:`horner`) and one for points with few
 bits set (:func:`horner_sparse`: one shift per bit, the universe's points, see
-:mod:`finitedp.family`).  :func:`interpolate` is Lagrange's formula with field
+:mod:`finitedp.compact.family`).  :func:`interpolate` is Lagrange's formula with field
 operations only (``O(n^2)``); the fast interpolation for points in a subfield is
-:func:`finitedp.family.interpolate_over_subfield` (subquadratic, through
-:mod:`finitedp.subproduct`).
+:func:`finitedp.compact.family.interpolate_over_subfield` (subquadratic, through
+:mod:`finitedp.compact.subproduct`).
 
 Interpolation through distinct points has a unique solution, so both give the
 same coefficients; the tests check this.
 
->>> from finitedp.gf2 import GF2Field
+>>> from finitedp.compact.gf2 import GF2Field
 >>> F = GF2Field(1)
 >>> p = interpolate(F, [1, 2, 3], [5, 0, 7])
 >>> [horner(F, p, x) for x in (1, 2, 3)]
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import gmpy2
 
-from .errors import ParameterError
+from ..errors import ParameterError
 from .gf2 import GF2Field
 
 __all__ = ["evaluate", "horner", "horner_sparse", "interpolate"]
@@ -112,7 +112,7 @@ def interpolate(field: GF2Field, points: Sequence[int], values: Sequence[int]) -
 def horner_sparse(field: GF2Field, coefficients: Sequence[int], x: int) -> int:
     """``p(x)`` by Horner's rule with ``acc * x`` as one shift and XOR per set bit of ``x``.
 
-    Fast when ``x`` has few bits set (the universe's points, see :mod:`finitedp.compact`);
+    Fast when ``x`` has few bits set (the universe's points, see :mod:`finitedp.compact.histogram`);
     the coefficients may be ints or ``gmpy2.mpz`` (faster).
     """
     if not x:

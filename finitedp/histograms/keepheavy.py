@@ -2,7 +2,7 @@
 
 Paper: BV Section 6.1: Alg 6.1 (KeepHeavy), Thm 6.2, Lemma 6.3, Alg 6.4 (KH'),
 Prop 6.5, Prop 6.6 and Alg 6.7 (OrdSample); Alg 6.21 (SparseHistogram) is KH'
-with another order-statistics step (see :mod:`finitedp.sparse`).
+with another order-statistics step (see :mod:`finitedp.histograms.sparse`).
 
 * :func:`keep_heavy` is BV's ``KeepHeavy_M``: ``BasicHistogram_{M,X}`` over the
   whole universe, then only the bins strictly heavier than the ``(n+1)``-th
@@ -16,7 +16,7 @@ with another order-statistics step (see :mod:`finitedp.sparse`).
   order-statistics step is a parameter so that SparseHistogram is the same
   function with ``ApproxOrdSample`` plugged in.
 * :func:`ord_sample` is BV's ``OrdSample_F(m)`` (Alg 6.7) with exact binomials
-  (:func:`finitedp.approx.exact_bin_sample`, one draw in ``[1, q^m]`` each): its
+  (:func:`finitedp.histograms.approx.exact_bin_sample`, one draw in ``[1, q^m]`` each): its
   integers have ``Omega(m)`` bits, as BV note after Prop 6.6.
 
 Ties.  The release is ``{(x, c~_x) : c~_x > c~_{x_{n+1}}}``, and the value
@@ -40,15 +40,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-from .approx import exact_ord_sample
+from ..counting.base import CountingSampler
+from ..errors import ParameterError
+from ..oracle import RandomSource, default_source, draw
+from ..params import check_positive_int, short_int
 from .basic import noisy_counts
-from .counting import CountingSampler
+from .binomial import exact_ord_sample
 from .dataset import check_dataset, true_counts
 from .distinct import distinct_sample
-from .errors import ParameterError
-from .histograms import MAX_DENSE_UNIVERSE
-from .oracle import RandomSource, default_source, draw
-from .params import check_positive_int, short_int
+from .mechanisms import MAX_DENSE_UNIVERSE
 from .release import PartialHistogram
 
 __all__ = [
@@ -62,7 +62,7 @@ __all__ = [
 
 #: The largest bit length ``m * bitlength(F(n))`` of the exact binomial domains
 #: ``q^m`` that :func:`ord_sample` accepts (an integer of 2 MiB); beyond it use
-#: :func:`finitedp.sparse.sparse_histogram`, whose ApproxOrdSample has short integers.
+#: :func:`finitedp.histograms.sparse.sparse_histogram`, whose ApproxOrdSample has short integers.
 MAX_EXACT_ORDER_BITS = 1 << 24
 
 
@@ -133,12 +133,13 @@ def keep_heavy(
     if m < n + 1:
         raise ParameterError(
             f"universe_size: got {m}; KeepHeavy needs |X| >= n + 1 = {n + 1} (there must be "
-            f"an (n+1)-th heaviest bin); use BasicHistogram (finitedp.basic.basic_histogram)"
+            f"an (n+1)-th heaviest bin); use BasicHistogram "
+            f"(finitedp.histograms.basic.basic_histogram)"
         )
     if m > MAX_DENSE_UNIVERSE:
         raise ParameterError(
             f"universe_size: got {short_int(m)}; KeepHeavy adds noise to every bin, so it is "
-            f"limited to {MAX_DENSE_UNIVERSE} bins; use finitedp.sparse.sparse_histogram"
+            f"limited to {MAX_DENSE_UNIVERSE} bins; use finitedp.histograms.sparse.sparse_histogram"
         )
     rows = check_dataset(data, n, m)
     noisy = noisy_counts(sampler, true_counts(rows), range(1, m + 1), rng or default_source())
@@ -169,7 +170,7 @@ def _check_exact_size(m: int, d: int, name: str) -> None:
         raise ParameterError(
             f"{name}: got {short_int(m)}; exact OrdSample draws from [1, F(v)^m] with up to "
             f"{short_int(bits)} bits (limit {MAX_EXACT_ORDER_BITS}); use "
-            f"finitedp.sparse.sparse_histogram (ApproxOrdSample) for large universes"
+            f"finitedp.histograms.sparse.sparse_histogram (ApproxOrdSample) for large universes"
         )
 
 
@@ -190,8 +191,8 @@ def ord_sample(
     the top ``n + 1`` equal to ``v`` is ``min{Bin(m - L_{v+1}, p_v), n + 1 - L_{v+1}}``
     with ``p_v = (F(v) - F(v-1)) / F(v)``, and ``l_0 = n + 1 - L_1``.
 
-    The sampling is :func:`finitedp.approx.exact_ord_sample` (the binomials by
-    :func:`finitedp.approx.exact_bin_sample`); this function adds the size guard.
+    The sampling is :func:`finitedp.histograms.approx.exact_ord_sample` (the binomials by
+    :func:`finitedp.histograms.approx.exact_bin_sample`); this function adds the size guard.
 
     Oracle calls: for ``v = n, n - 1, ..., 1`` in that order, while
     ``L_{v+1} < n + 1``, one draw in ``[1, F(v)^(m - L_{v+1})]`` (the inverse CDF of
@@ -231,7 +232,7 @@ def check_sparse_universe(universe_size: object, n: int, algorithm: str) -> int:
         raise ParameterError(
             f"universe_size: got {m}; {algorithm} needs |X| >= 2n + 1 = {2 * n + 1} so that "
             f"n + 1 empty bins exist (BV footnote 6); for |X| <= 2n use BasicHistogram "
-            f"(finitedp.basic.basic_histogram or BoundedGeometricHistogram)"
+            f"(finitedp.histograms.basic.basic_histogram or BoundedGeometricHistogram)"
         )
     return m
 
@@ -250,7 +251,7 @@ def kh_prime(
     Paper: BV Alg 6.4, Prop 6.5 (identically distributed to ``KeepHeavy_M`` when
     ``order_statistics`` is the exact :func:`ord_sample`); with
     ``ApproxOrdSample`` as ``order_statistics`` it is BV's SparseHistogram
-    (Alg 6.21, see :func:`finitedp.sparse.sparse_histogram`).
+    (Alg 6.21, see :func:`finitedp.histograms.sparse.sparse_histogram`).
 
     Steps: ``A`` = the occupied bins, ``m = |X \\ A|``; noisy counts ``c~_x`` for
     ``x`` in ``A`` (``BasicHistogram_{M,A}``); ``(q_0, ..., q_n)`` =

@@ -27,10 +27,10 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Generic, TypeVar
 
-from .errors import ParameterError
-from .exactmath import compare_exp
-from .oracle import RandomSource, default_source, draw
-from .params import exact_fraction, inverse_natural, probability
+from ..errors import ParameterError
+from ..exactmath import compare_exp
+from ..oracle import RandomSource, default_source, draw
+from ..params import exact_fraction, inverse_natural, probability
 
 __all__ = ["Mixture", "satisfies_condition_1"]
 

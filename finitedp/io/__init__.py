@@ -1,0 +1,1 @@
+"""Input and output for the tools: universes, files, progress, releases on disk."""
