@@ -262,15 +262,15 @@ def test_stability_below_its_threshold_suggests_the_paper_layer() -> None:
 @pytest.mark.parametrize(
     ("target", "options", "message"),
     [
-        ("bounded-geometric", {"delta": "1/2"}, "bounded-geometric is"),
+        ("bounded-geometric", {"delta": "1/2"}, "delta: does not apply to bounded-geometric"),
         ("stability", {"threshold": 1, "delta": "1/2"}, "paper layer"),
         ("stability", {}, "needs delta"),
         ("stability", {"threshold": 5, "counter": "geo"}, r"threshold: got 5"),
         ("stability", {"threshold": 1}, "needs FastSample's gamma"),
-        ("compact", {"threshold": 1}, "stability paper layer only"),
-        ("pure-sparse", {"level": 1}, "compact paper layer only"),
-        ("bounded-geometric", {"split_mixture": True}, "pure-sparse only"),
-        ("bounded-geometric", {"gamma": "1/8"}, "stability paper layer only"),
+        ("compact", {"threshold": 1}, r"threshold: does not apply to compact \(its audit takes"),
+        ("pure-sparse", {"level": 1}, "level: does not apply to pure-sparse .*split_mixture"),
+        ("bounded-geometric", {"split_mixture": True}, "split_mixture: does not apply"),
+        ("bounded-geometric", {"gamma": "1/8"}, "gamma: does not apply to bounded-geometric"),
         ("histogram", {}, "choose one of"),
     ],
 )

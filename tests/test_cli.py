@@ -74,7 +74,7 @@ def test_audit_input_errors_exit_2(
         (["audit", "fast", "--n", "3", "--epsilon", "1"], "--gamma: the fast sampler needs it"),
         (
             ["audit", "geo", "--n", "3", "--epsilon", "1", "--gamma", "1/8"],
-            "--gamma: applies to the fast sampler only",
+            "--gamma: does not apply to the geo sampler",
         ),
     ],
 )

@@ -229,7 +229,7 @@ def test_plot_counting_pmfs_writes_png_and_svg(tmp_path: Path) -> None:
 
 @needs_matplotlib
 def test_plotted_heights_are_the_exact_pmfs() -> None:
-    from finitedp.plot import _counting_figure
+    from finitedp.plot.draw import _counting_figure
 
     series = counting_pmf_series(16, "1/2", "1/8", 11, noise="tight")
     figure = _counting_figure(series)
@@ -248,7 +248,7 @@ def test_plotted_heights_are_the_exact_pmfs() -> None:
 def test_release_figure_draws_counts_and_error_bars() -> None:
     from matplotlib.container import BarContainer
 
-    from finitedp.plot import _release_figure
+    from finitedp.plot.draw import _release_figure
 
     series = release_series(_partial(), Accuracy(Fraction(1, 10), 8, 20, 15, "test"))
     figure = _release_figure(series, list(series.labels), escaped=False)

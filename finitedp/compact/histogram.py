@@ -66,7 +66,6 @@ __all__ = [
 ]
 
 
-
 def compact_histogram(
     sampler: CountingSampler,
     empty: EmptyBinSampler,

@@ -31,6 +31,7 @@ __all__ = ["COMPACT_SCHEMA_VERSION", "CompactRelease"]
 #: Version of the JSON layout written by :meth:`CompactRelease.to_json`.
 COMPACT_SCHEMA_VERSION = 1
 
+
 def _describe(sampler: CountingSampler) -> dict[str, Any] | None:
     """The JSON description of a library sampler, or None for another kind."""
     if isinstance(sampler, FastSample):

@@ -18,6 +18,7 @@ from .approx import _cdf_values, _histogram_to_order_statistics, _int_at_least
 
 __all__ = ["binomial_pmf", "exact_bin_sample", "exact_ord_sample"]
 
+
 def _check_binomial(m: object, p: object, q: object) -> tuple[int, int, int]:
     m = _int_at_least(m, "m", 0)
     q = _int_at_least(q, "q", 1)

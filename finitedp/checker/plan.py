@@ -1,0 +1,253 @@
+"""Audit plans: what a histogram mechanism tells the exact audit about itself.
+
+Paper: BV Def 2.1 (neighbouring datasets differ in one row), Defs 2.5-2.7
+(accuracy).  A mechanism's registry entry (``finitedp.<family>.registry``)
+turns the user's parameters into an :class:`AuditPlan`: how to explore one
+dataset exactly, which privacy and accuracy it claims, how many oracle calls,
+and an estimate of the work.  The audit tool (:mod:`finitedp.audit`) runs
+plans; it never names a mechanism, and mechanisms never import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..counting.base import CountingSampler
+from ..errors import ParameterError
+from ..guarantees import Accuracy, Privacy
+from ..oracle import RandomSource
+from .symbolic import DEFAULT_LIMIT, explore
+
+__all__ = [
+    "AccuracyClaim",
+    "AuditPlan",
+    "AuditRequest",
+    "Dataset",
+    "Explored",
+    "Explorer",
+    "claims_of",
+    "exact_text",
+    "explorer",
+    "missing_accuracy",
+    "occupied",
+    "refuse_option",
+    "sum_exact",
+    "support_sizes",
+    "true_counts",
+]
+
+#: A dataset: ``n`` rows, each an int in ``[1, |X|]``.
+Dataset = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AccuracyClaim:
+    """One accuracy statement of a theorem, to be checked exactly.
+
+    Attributes:
+        kind: ``"per-query"`` (BV Defs 2.5 / 2.7) or ``"simultaneous"`` (Def 2.6).
+        a: the claimed error bound.
+        beta: the claimed failure probability.
+        threshold: for a per-query claim, only bins with true count above it count
+            (Def 2.7); ``None`` for every bin.
+        source: the theorem the claim comes from.
+    """
+
+    kind: str
+    a: int
+    beta: Fraction
+    threshold: int | None = None
+    source: str = ""
+
+    def statement(self) -> str:
+        """The claim in words, with its formula."""
+        if self.kind == "simultaneous":
+            return (
+                f"({self.a}, {self.beta})-simultaneous accuracy [{self.source}]: "
+                f"min_D Pr[max_x |h_x - c_x| <= {self.a}] >= {1 - self.beta}"
+            )
+        where = "" if self.threshold is None else f" with c_x > {self.threshold}"
+        return (
+            f"({self.a}, {self.beta})-per-query accuracy"
+            f"{'' if self.threshold is None else f' on counts above {self.threshold}'} "
+            f"[{self.source}]: min over D, x{where} of Pr[|h_x - c_x| <= {self.a}] "
+            f">= {1 - self.beta}"
+        )
+
+
+@dataclass(frozen=True)
+class Explored:
+    """The exact behaviour of a mechanism on one dataset.
+
+    Attributes:
+        distribution: release -> its exact probability.
+        traces: the sequences of oracle domains met on the paths.
+        paths: how many paths (leaves of the enumeration) were visited.
+    """
+
+    distribution: dict[Any, Fraction]
+    traces: frozenset[tuple[int, ...]]
+    paths: int
+
+
+Explorer = Callable[[Dataset], Explored]
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """The user's parameters for one audit, as typed (the plan parses and checks them).
+
+    Attributes:
+        n: rows per dataset.
+        universe_size: ``|X|``, at least 2.
+        epsilon: the budget, as given.
+        beta: the accuracy statement's failure probability (also ``beta0``).
+        counter: ``"fast"`` or ``"geo"``.
+        limit: the most paths the audit may explore.
+        options: the target's own options (its ``AuditTarget.options``), ``None``
+            where not given.
+    """
+
+    n: int
+    universe_size: int
+    epsilon: object
+    beta: Fraction
+    counter: str
+    limit: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def option(self, name: str) -> Any:
+        """The value of one of the target's options (``None`` if not given)."""
+        return self.options.get(name)
+
+    @property
+    def explore_limit(self) -> int:
+        """The per-exploration limit handed to :func:`explorer`."""
+        return max(self.limit, DEFAULT_LIMIT)
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """Everything an audit needs about its target, besides the enumeration itself.
+
+    Attributes:
+        title: the report's title (usually the mechanism's ``repr``).
+        description: lines on the layer, the parameters and the sampler.
+        explore: one dataset -> its exact behaviour.
+        privacy: the claimed guarantee.
+        privacy_source: the theorem it comes from.
+        accuracy: the claimed accuracy statements.
+        estimate: datasets -> the number of paths their exploration visits
+            (checked against the limit before anything is explored).
+        exact_calls: if set, every path must make exactly this many oracle calls.
+        max_calls: if set, no path may make more.
+        fixed_domains: whether every path of every dataset has the same domains.
+        notes: what is not claimed, or why a claim is weak here.
+        counts: release -> ``(h_1, ..., h_m)``, if ``release[x]`` is not the count.
+        hint: appended to the refusal when the instance is too large.
+    """
+
+    title: str
+    description: tuple[str, ...]
+    explore: Explorer
+    privacy: Privacy
+    privacy_source: str
+    accuracy: tuple[AccuracyClaim, ...]
+    estimate: Callable[[list[Dataset]], int] | None = None
+    exact_calls: int | None = None
+    max_calls: int | None = None
+    fixed_domains: bool = False
+    notes: tuple[str, ...] = ()
+    counts: Callable[[Any], tuple[int, ...]] | None = None
+    hint: str = ""
+
+
+def sum_exact(probabilities: Iterable[Fraction]) -> Fraction:
+    """Sum fractions, adding numerators per denominator first (most paths share one)."""
+    by_denominator: dict[int, int] = {}
+    for p in probabilities:
+        by_denominator[p.denominator] = by_denominator.get(p.denominator, 0) + p.numerator
+    return sum((Fraction(k, d) for d, k in by_denominator.items()), Fraction(0))
+
+
+def explorer(release: Callable[[Dataset, RandomSource], Any], limit: int) -> Explorer:
+    """Explore ``release(data, rng)`` exactly: its law, its oracle-domain sequences, its paths."""
+
+    def run(data: Dataset) -> Explored:
+        paths = explore(release, data, limit=limit)
+        grouped: dict[Any, list[Fraction]] = {}
+        for path in paths:
+            grouped.setdefault(path.output, []).append(path.probability)
+        law = {out: ps[0] if len(ps) == 1 else sum_exact(ps) for out, ps in grouped.items()}
+        traces = frozenset(tuple(draw.d for draw in path.draws) for path in paths)
+        return Explored(law, traces, len(paths))
+
+    return run
+
+
+def claims_of(accuracy: Accuracy) -> tuple[AccuracyClaim, ...]:
+    """The per-query and simultaneous statements of a theorem's :class:`Accuracy`."""
+    claims = []
+    if accuracy.per_query is not None:
+        claims.append(
+            AccuracyClaim(
+                "per-query", accuracy.per_query, accuracy.beta, accuracy.threshold, accuracy.source
+            )
+        )
+    if accuracy.simultaneous is not None:
+        claims.append(
+            AccuracyClaim(
+                "simultaneous", accuracy.simultaneous, accuracy.beta, None, accuracy.source
+            )
+        )
+    return tuple(claims)
+
+
+def missing_accuracy(accuracy: Accuracy) -> tuple[str, ...]:
+    """Notes for the statements a theorem does not give at this ``beta``."""
+    notes = []
+    for kind, value in (("per-query", accuracy.per_query), ("simultaneous", accuracy.simultaneous)):
+        if value is None:
+            notes.append(
+                f"{accuracy.source} gives no {kind} bound at beta = {accuracy.beta} "
+                f"(outside its range of beta); none is checked"
+            )
+    return tuple(notes)
+
+
+def support_sizes(sampler: CountingSampler) -> list[int]:
+    """Paths of ``sampler.sample(c)`` per ``c``: one per output of positive probability."""
+    return [len(sampler.pmf(c)) for c in range(sampler.n + 1)]
+
+
+def occupied(data: Dataset) -> dict[int, int]:
+    """The occupied bins of a dataset with their counts."""
+    counts: dict[int, int] = {}
+    for row in data:
+        counts[row] = counts.get(row, 0) + 1
+    return counts
+
+
+def true_counts(data: Dataset, m: int) -> tuple[int, ...]:
+    """``(c_1, ..., c_m)``: every bin's count, empty bins included."""
+    counts = [0] * m
+    for row in data:
+        counts[row - 1] += 1
+    return tuple(counts)
+
+
+def refuse_option(name: str, target: str, why: str) -> ParameterError:
+    """The error for an option that does not apply (``why`` says what to do instead)."""
+    return ParameterError(f"{name}: does not apply to {target}; {why}")
+
+
+def exact_text(value: object) -> str:
+    """An exact value for a report line; very long fractions are shown by their size."""
+    text = str(value)
+    if len(text) <= 64 or not isinstance(value, Fraction):
+        return text
+    digits = (value.numerator.bit_length(), value.denominator.bit_length())
+    return f"<a fraction of {digits[0]}/{digits[1]} bits, about {float(value):.9g}>"

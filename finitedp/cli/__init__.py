@@ -1,0 +1,77 @@
+"""The ``finitedp`` command line: ``release``, ``query`` and ``audit``.
+
+* ``finitedp release`` reads one column of categorical values (CSV or one value
+  per line), numbers them into a declared universe (:mod:`finitedp.io.universe`),
+  runs a user-level histogram mechanism and writes the release with its exact
+  privacy and accuracy statements as JSON.
+* ``finitedp query`` reads counts back from such a release, without the data.
+* ``finitedp audit`` explores a counting-query sampler (``geo``, ``fast``) or a
+  histogram mechanism (``bounded-geometric``, ``stability``, ``pure-sparse``,
+  ``compact``) exactly on tiny parameters and decides its theorem's claims, or
+  compares a foreign sampler's draws with an exact reference (``compare``).
+
+Errors in the user's input (a float, a parameter out of range, a value outside
+the universe, an unreadable file) are reported on stderr in one line and exit
+with status 2, and nothing is written; a failed audit claim (or a foreign
+sampler found inconsistent with its reference) exits with 1.
+
+Mechanisms are found through :data:`MECHANISMS`, imported only when used, so a
+mechanism whose module is missing is reported as unavailable instead of
+breaking the whole command.
+
+One module per command (:mod:`.release`, :mod:`.query`, :mod:`.audit`,
+:mod:`.vectors`; ``plot`` lives in :mod:`finitedp.plot.command`); input and
+output shared with ``plot`` are in :mod:`finitedp.io`.  Mechanisms are found in
+:mod:`finitedp.registry`: no command names one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import FiniteDPError
+from ..plot.command import add_plot_parser
+from .audit import add_audit
+from .query import add_query
+from .release import add_release
+from .vectors import add_vectors
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="finitedp",
+        description="Differential privacy on finite computers, in exact arithmetic.",
+    )
+    parser.add_argument("--version", action="version", version=f"finitedp {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_release(commands)
+    add_query(commands)
+    add_audit(commands)
+    add_vectors(commands)
+    add_plot_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line.
+
+    Args:
+        argv: the arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: 0 on success, 1 when an audited claim fails, 2 on an input error.
+
+    Raises:
+        SystemExit: from argparse, for ``--help`` and malformed command lines.
+    """
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except FiniteDPError as error:
+        print(f"finitedp {args.command}: {error}", file=sys.stderr)
+        return 2

@@ -1,0 +1,51 @@
+"""``finitedp query``: counts read back from a release, without the data."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import ParameterError
+from ..io.releases import load_release, read_document
+
+__all__ = ["add_query"]
+
+
+def _query(args: argparse.Namespace) -> int:
+    """``finitedp query``: print ``VALUE<TAB>COUNT`` for each value, from the release alone.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        0 (errors are raised).
+
+    Raises:
+        FiniteDPError: unreadable or unknown release, or a value outside its universe.
+    """
+    name = "<stdin>" if args.release == "-" else args.release
+    release, universe, _ = load_release(read_document(args.release), name)
+    numbers = []
+    for value in args.values:
+        try:
+            numbers.append(universe.encode(value))
+        except ParameterError as error:
+            raise ParameterError(f"query: {error}") from None
+    # Every value is checked before anything is printed.
+    lines = [f"{value}\t{release[x]}" for value, x in zip(args.values, numbers, strict=True)]
+    print("\n".join(lines))
+    return 0
+
+
+def add_query(commands: Any) -> None:
+    query = commands.add_parser(
+        "query",
+        help="read counts from a release, without the data",
+        description="Print 'VALUE<TAB>COUNT' for each VALUE, from a release written by "
+        "finitedp release (partial vectors: an unlisted value counts 0; compact releases are "
+        "evaluated) or from a bare release JSON (values are then the integers 1..|X|). "
+        "Every value is checked against the release's universe before anything is printed.",
+    )
+    query.add_argument("release", metavar="RELEASE.json", help="the release; - for stdin")
+    query.add_argument("values", metavar="VALUE", nargs="+", help="values to look up")
+    query.set_defaults(run=_query)

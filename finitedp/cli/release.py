@@ -1,0 +1,301 @@
+"""``finitedp release``: a private histogram of one column of a file.
+
+Reads one column of categorical values (CSV or one value per line), numbers
+them into a declared universe (:mod:`finitedp.io.universe`), runs a user-level
+mechanism from :data:`finitedp.registry.MECHANISMS` and writes the release with
+its exact privacy and accuracy statements (and the neighbour relation they are
+for) as JSON.  Nothing is written on an input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from .. import __version__
+from ..entries import MechanismEntry, Option, ReleaseParameters
+from ..errors import FiniteDPError, ParameterError
+from ..io.files import (
+    check_out,
+    csv_rows,
+    decode_utf8,
+    input_format,
+    json_int,
+    read_bytes,
+    text_rows,
+    write_atomically,
+    write_stdout,
+)
+from ..io.progress import DELAY_SECONDS, Progress
+from ..io.releases import bin_entry
+from ..io.universe import Universe, parse_universe
+from ..oracle import RandomSource, SeededSource, SystemRandomSource
+from ..params import exact_fraction
+from ..registry import DENSE_DEFAULT_LIMIT, MECHANISMS, READERS, default_mechanism, mechanism
+
+__all__ = ["add_release"]
+
+# Internal parameter names that differ from the flag the user typed.
+_FLAG_OF = {"beta0": "--beta", "universe_size": "--universe"}
+_NAMED_MESSAGE = re.compile(r"(\w+): ")
+
+
+def _name_the_flag(error: FiniteDPError) -> FiniteDPError:
+    """Prefix a mechanism's error with the flag it came from, when the names differ."""
+    message = str(error)
+    match = _NAMED_MESSAGE.match(message)
+    if match and match.group(1) in _FLAG_OF:
+        return type(error)(f"{_FLAG_OF[match.group(1)]}: {message}")
+    return error
+
+
+def _encode_rows(
+    rows: Iterable[tuple[int, str]], universe: Universe, name: str, progress: Progress
+) -> list[int]:
+    """Number every value into the universe.
+
+    Raises:
+        ParameterError: a value outside the universe; the message names its line.
+    """
+    data: list[int] = []
+    for line, label in rows:
+        try:
+            data.append(universe.encode(label))
+        except ParameterError as error:
+            raise ParameterError(f"{name}, line {line}: {error}") from None
+        if len(data) % 4096 == 0:
+            progress.advance(4096)
+    return data
+
+
+def _release_options() -> dict[str, Option]:
+    """Every mechanism's own release options, by name (a flag is added once)."""
+    return {o.name: o for entry in MECHANISMS.values() for o in entry.release_options}
+
+
+def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
+    """Check everything that does not depend on the data, before the input is read.
+
+    Returns:
+        The entry of ``--mechanism``, or ``None`` for the default.
+
+    Raises:
+        ParameterError: an unknown mechanism, one of its required options missing,
+            an option it does not take, or a parameter that is not an exact number.
+    """
+    entry = None if args.mechanism is None else mechanism(args.mechanism)
+    takes = {o.name for o in entry.release_options} if entry is not None else set()
+    for option in _release_options().values():
+        value = getattr(args, option.name)
+        if value is None and entry is not None and option.name in takes and option.required:
+            raise ParameterError(f"{option.flag}: {args.mechanism} needs it ({option.help})")
+        if value is not None and option.name not in takes:
+            users = [e.name for e in MECHANISMS.values() if option in e.release_options]
+            raise ParameterError(
+                f"{option.flag}: got {value}; only {', '.join(users)} takes it, not the "
+                f"{args.mechanism or 'default'} mechanism"
+            )
+    # The form only (the mechanism checks the range once n is known), so that a typo
+    # fails before a large file is read.
+    exact_fraction(args.epsilon, "epsilon")
+    exact_fraction(args.beta, "beta")
+    for option in _release_options().values():
+        value = getattr(args, option.name)
+        if value is not None and option.kind == "exact":
+            exact_fraction(value, option.name)
+    return entry
+
+
+def _show_size(size: int) -> str:
+    """``|X|`` for the summary line: in full below 2^256, else its bit length."""
+    digits = str(size) if size.bit_length() < 256 else ""
+    return digits or f"a {size.bit_length()}-bit number (in full in the JSON)"
+
+
+def _release(args: argparse.Namespace) -> int:
+    """``finitedp release``: read, number, release, and write the JSON document.
+
+    Everything that can fail is checked before anything is written: the output
+    goes to stdout or ``--out`` only once the whole document exists.
+
+    Args:
+        args: the parsed command line.
+
+    Returns:
+        0 (errors are raised).
+
+    Raises:
+        FiniteDPError: any input error; the message names the flag, file or line.
+    """
+    universe = parse_universe(args.universe)
+    entry = _check_release_options(args)
+    rng: RandomSource = SystemRandomSource() if args.seed is None else SeededSource(args.seed)
+    check_out(args.out, args.input)
+    kind = input_format(args.input, args.column, args.format)
+    name = "<stdin>" if args.input == "-" else args.input
+    with Progress(not args.quiet, DELAY_SECONDS) as progress:
+        progress.phase(f"reading {name}")
+        text = decode_utf8(read_bytes(args.input), name)
+        rows = csv_rows(text, args.column, name) if kind == "csv" else text_rows(text)
+        progress.phase(f"numbering values into {universe.spec}", total=text.count("\n") + 1)
+        data = _encode_rows(rows, universe, name, progress)
+        if not data:
+            raise ParameterError(f"{name}: no rows; a release needs at least one (n >= 1)")
+        n, size = len(data), universe.size
+        chosen = args.mechanism or default_mechanism(n, size)
+        entry = entry or MECHANISMS[chosen]
+        options = {name: getattr(args, name) for name in _release_options()}
+        parameters = ReleaseParameters(args.epsilon, args.beta, args.counter, options)
+        progress.phase(f"building {chosen} for n = {n}")
+        try:
+            built = entry.build(n, size, parameters)
+        except FiniteDPError as error:
+            raise _name_the_flag(error) from None
+        progress.phase(f"releasing with {chosen}")
+        release = built.release(data, rng=rng)
+        privacy, accuracy = built.privacy, built.accuracy(args.beta)
+        document: dict[str, Any] = {
+            "finitedp": __version__,
+            "mechanism": chosen,
+            "parameters": {
+                "n": n,
+                "epsilon": str(privacy.epsilon),
+                **{
+                    name: None if value is None else str(exact_fraction(value, name))
+                    for name, value in options.items()
+                },
+                "beta": str(accuracy.beta),
+                "counter": args.counter,
+            },
+            "universe": universe.spec,
+            "universe_size": json_int(size),
+            "privacy": privacy.to_json_dict(),
+            "neighbours": entry.neighbours,
+            "accuracy": accuracy.to_json_dict(),
+            "release": release.to_json_dict(),
+        }
+        if READERS[entry.release_type].lists_bins:
+            document["bins"] = [bin_entry(universe, x, c) for x, c in release.bins]
+        document["seeded"] = args.seed is not None
+        progress.phase("writing the release")
+        payload = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+        if args.out is not None:
+            write_atomically(args.out, payload)
+    if args.seed is not None:
+        print(
+            "finitedp release: WARNING: --seed makes the noise deterministic (SeededSource, "
+            "SPEC.md); this output is NOT private against anyone who knows or can guess the "
+            "seed. Use it for tests and reproducible examples only.",
+            file=sys.stderr,
+        )
+    if not args.quiet:
+        where = f"written to {args.out}" if args.out is not None else "on stdout"
+        print(
+            f"finitedp release: n = {n} rows; universe {universe.spec} with |X| = "
+            f"{_show_size(size)} values; {chosen}, ({privacy.epsilon}, {privacy.delta})-DP; "
+            f"release {where}",
+            file=sys.stderr,
+        )
+    if args.out is None:
+        write_stdout(payload)
+    return 0
+
+
+_RELEASE_DESCRIPTION = """\
+Release a differentially private histogram of one column of categorical values.
+
+Input: a CSV file (UTF-8, header row, --column NAME) or a plain text file with one
+value per line; - reads standard input. CSV is assumed for --column or a name ending
+in .csv (override with --format). Values are taken verbatim (no trimming); blank CSV
+lines are skipped; in a text file every line is a value (a final newline ends the last
+one). n, the number of rows, is public: it is printed and stored in the output.
+
+Universe (declared, never inferred from the data):
+  int:M    the integers 1..M, written in plain decimal ("7", not "07" or " 7")
+  utf8:L   every UTF-8 string of at most L bytes; a string of k bytes b is numbered
+           1 + (256^k - 1)/255 + int(b, big-endian), so |X| = (256^(L+1) - 1)/255
+           (SPEC.md, "Universe encodings")
+A value outside the universe is an error naming its line, and nothing is written.
+
+Numbers are exact: write --epsilon 1/2 (or 0.5, read as exactly 1/2). epsilon, delta
+and beta must be 1/k for an integer k (BV's N^-1).
+"""
+
+_RELEASE_EPILOG = """\
+mechanisms:
+{mechanisms}
+
+defaults: without --mechanism, bounded-geometric if |X| <= {dense} (or |X| <= 2n),
+  else compact: both pure (eps, 0)-DP; compact answers every value within the
+  per-query error with no threshold, pure-sparse lists at most n bins but only
+  reports counts above a threshold that grows with ln|X|. --beta defaults to
+  1/10: it is the mechanism's beta0 (pure-sparse: beta) and the failure
+  probability of the accuracy statement. --delta is required by stability and
+  refused by the others.
+
+output: one JSON object, on stdout or written atomically to --out (a temporary
+  file in the same directory, then renamed): "finitedp" (version), "mechanism",
+  "parameters" (n and the exact fractions as strings), "universe" (the spec),
+  "universe_size" (a number, or a decimal string above 2^53), "privacy"
+  (epsilon, delta), "accuracy" (beta, per_query a, threshold t, simultaneous a,
+  source theorem), "release" (the release's own JSON), for partial vectors
+  "bins" ([{{"value": label, "count": c}}, ...] in increasing order of the number;
+  "value" is null and "bytes" holds hex for a listed bin whose bytes are not
+  UTF-8), and "seeded". Read counts back with: finitedp query RELEASE.json VALUE...
+
+randomness: the OS CSPRNG. --seed HEX uses the deterministic SeededSource of
+  SPEC.md instead: the output is then NOT private against anyone who knows the seed.
+
+exit status: 0 on success, 2 on an input error (nothing is written).
+"""
+
+
+def _mechanism_lines() -> str:
+    """One help line per entry of :data:`MECHANISMS`."""
+    return "\n".join(f"  {name:<18} {entry.summary}" for name, entry in MECHANISMS.items())
+
+
+def add_release(commands: Any) -> None:
+    release = commands.add_parser(
+        "release",
+        help="release a differentially private histogram of a column of values",
+        description=_RELEASE_DESCRIPTION,
+        epilog=_RELEASE_EPILOG.format(mechanisms=_mechanism_lines(), dense=DENSE_DEFAULT_LIMIT),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    release.add_argument("input", metavar="FILE", help="CSV or text file; - for stdin")
+    release.add_argument("--column", help="the CSV column to release (by header name)")
+    release.add_argument(
+        "--format", choices=["auto", "csv", "text"], default="auto", help="input format"
+    )
+    release.add_argument(
+        "--universe", required=True, metavar="SPEC", help="int:M or utf8:L (see above)"
+    )
+    release.add_argument(
+        "--mechanism", metavar="NAME", help=f"one of {', '.join(MECHANISMS)} (default: see below)"
+    )
+    release.add_argument("--epsilon", required=True, help="privacy budget 1/k, e.g. 1/2")
+    for option in _release_options().values():
+        users = ", ".join(e.name for e in MECHANISMS.values() if option in e.release_options)
+        release.add_argument(option.flag, help=f"{users} only: {option.help}")
+    release.add_argument(
+        "--beta", default="1/10", help="failure probability 1/k of the accuracy statement"
+    )
+    release.add_argument(
+        "--counter",
+        choices=["fast", "geo"],
+        default="fast",
+        help="counting sampler: FastSample (the theorems' choice) or GeoSample",
+    )
+    release.add_argument("--out", metavar="PATH", help="write the JSON here instead of stdout")
+    release.add_argument(
+        "--seed", metavar="HEX", help="deterministic noise from this seed: NOT private, tests only"
+    )
+    release.add_argument(
+        "--quiet", action="store_true", help="no progress display and no summary on stderr"
+    )
+    release.set_defaults(run=_release)

@@ -1,0 +1,72 @@
+"""``finitedp vectors``: generate or verify the reference test vectors."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import ParameterError
+from ..io.files import atomic_path, check_out
+
+__all__ = ["add_vectors"]
+
+
+def add_vectors(commands: Any) -> None:
+    vectors = commands.add_parser(
+        "vectors",
+        help="generate or verify reference test vectors (JSON Lines, SPEC.md)",
+        description="Reference test vectors for other implementations: every sampler and "
+        "mechanism with its parameters, dataset, tape of (d, u) oracle answers and output.",
+    )
+    actions = vectors.add_subparsers(dest="action", required=True)
+    generate = actions.add_parser(
+        "generate", help="write the deterministic vector file (atomically; exit 2 if it cannot)"
+    )
+    generate.add_argument("--out", required=True, help="the JSON Lines file to write")
+    generate.set_defaults(run=_vectors_generate)
+    verify = actions.add_parser(
+        "verify",
+        help="replay every vector; exit 1 at the first failure, 2 if the file cannot be read",
+    )
+    verify.add_argument("file", help="a JSON Lines vector file")
+    verify.set_defaults(run=_vectors_verify)
+
+
+def _vectors_generate(args: argparse.Namespace) -> int:
+    """``finitedp vectors generate --out FILE``, written atomically.
+
+    Returns:
+        0 (errors are raised).
+
+    Raises:
+        ParameterError: ``--out`` cannot be written (nothing is written).
+    """
+    from .. import vectors
+
+    check_out(args.out, "-")
+    with atomic_path(args.out) as temporary:
+        count = vectors.generate_to(temporary)
+    print(f"wrote {count} vectors to {args.out}")
+    return 0
+
+
+def _vectors_verify(args: argparse.Namespace) -> int:
+    """``finitedp vectors verify FILE``.
+
+    Returns:
+        0 if every vector verifies, 1 at the first failure (the message names the line).
+
+    Raises:
+        ParameterError: the file cannot be read (an input error, not a failure).
+    """
+    from ..vectors import verify_file
+
+    try:
+        with open(args.file, "rb"):
+            pass
+    except OSError as error:
+        raise ParameterError(f"{args.file}: cannot read it: {error.strerror or error}") from None
+    ok, message = verify_file(args.file)
+    print(message, file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1

@@ -1,0 +1,247 @@
+"""Registry entries: what the tools need to know about a mechanism, said once beside its code.
+
+Each family package (``counting``, ``histograms``, ``compact``, ...) has a
+``registry`` module whose entries say, for each user-level mechanism, its
+command-line name and summary, which parameters build it, its release's JSON
+``type`` and reader, how to audit it exactly on tiny parameters and how its
+reference vectors are made and replayed.  :mod:`finitedp.registry` collects the
+entries; the tools (:mod:`finitedp.cli`, :mod:`finitedp.audit`,
+:mod:`finitedp.vectors`, :mod:`finitedp.plot`) iterate over it and never name a
+mechanism.  Adding a mechanism is: its module(s), one entry in its family's
+``registry``, its proof note, its tests.
+
+The neighbour relation of each guarantee is part of the entry
+(:attr:`MechanismEntry.neighbours`), so that every release can say which one
+its privacy statement is for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from .checker.plan import AuditPlan, AuditRequest
+from .guarantees import Accuracy, Privacy
+from .jsonvalues import decimal
+from .oracle import RandomSource
+
+__all__ = [
+    "JSON",
+    "AuditTarget",
+    "Counts",
+    "Mechanism",
+    "MechanismEntry",
+    "Option",
+    "ReleaseParameters",
+    "ReleaseReader",
+    "VectorCase",
+    "VectorKind",
+    "cache_key",
+    "no_dataset",
+    "no_derive",
+    "rows_of",
+    "user_params",
+]
+
+JSON = dict[str, Any]
+
+#: BV's neighbour relation: one row replaced (two counts move by one each).
+REPLACE_ONE_ROW = "replace one row (BV Def 2.1: two counts move by one each)"
+
+
+@dataclass(frozen=True)
+class Option:
+    """A parameter that one mechanism's command takes and others do not.
+
+    Attributes:
+        name: the Python keyword (``"delta"``); the flag is ``--`` + name with dashes.
+        help: one line for ``--help``.
+        kind: ``"exact"`` (text read as an exact rational by the mechanism),
+            ``"int"`` or ``"flag"`` (a boolean switch).
+        metavar: the placeholder in ``--help``.
+        required: whether the command refuses to run without it.
+    """
+
+    name: str
+    help: str
+    kind: Literal["exact", "int", "flag"] = "exact"
+    metavar: str | None = None
+    required: bool = False
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag, e.g. ``--split-mixture``."""
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class ReleaseParameters:
+    """The user's parameters for a release, as typed (the mechanism parses and checks them).
+
+    Attributes:
+        epsilon: the budget.
+        beta: the accuracy statement's failure probability (the mechanism's ``beta0``).
+        counter: ``"fast"`` or ``"geo"``.
+        options: the mechanism's own options (:attr:`MechanismEntry.release_options`).
+    """
+
+    epsilon: str
+    beta: str
+    counter: str
+    options: Mapping[str, str | None] = field(default_factory=dict)
+
+    def option(self, name: str) -> str | None:
+        """One of the mechanism's own options (``None`` if not given)."""
+        return self.options.get(name)
+
+
+class Mechanism(Protocol):
+    """What ``finitedp release`` needs of a user-level mechanism."""
+
+    @property
+    def privacy(self) -> Privacy: ...
+
+    def accuracy(self, beta: object) -> Accuracy: ...
+
+    def release(self, data: Iterable[object], rng: RandomSource | None = None) -> Any: ...
+
+
+class Counts(Protocol):
+    """A parsed release: a universe size and a count for every bin."""
+
+    @property
+    def universe_size(self) -> int: ...
+
+    def __getitem__(self, x: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class ReleaseReader:
+    """How ``finitedp query`` and ``finitedp plot`` read one JSON release ``type``.
+
+    Attributes:
+        type: the release's JSON ``"type"``.
+        load: the parsed JSON object -> the release (``from_json``).
+        lists_bins: whether the release lists its bins (a partial histogram) rather
+            than answering every value (a compact one).
+    """
+
+    type: str
+    load: Callable[[Any], Counts]
+    lists_bins: bool
+
+
+@dataclass(frozen=True)
+class AuditTarget:
+    """How ``finitedp audit NAME`` explores a mechanism exactly.
+
+    Attributes:
+        summary: one line for ``finitedp audit --help``.
+        known_sizes: instances measured to work, for ``--help`` and refusals.
+        plan: the user's parameters -> an :class:`~finitedp.checker.plan.AuditPlan`.
+        options: the target's own options (paper-layer switches and the like).
+        help_extra: a paragraph for the target's ``--help``.
+    """
+
+    summary: str
+    known_sizes: str
+    plan: Callable[[AuditRequest], AuditPlan]
+    options: tuple[Option, ...] = ()
+    help_extra: str = ""
+
+
+#: One configuration of reference vectors: (vector kind name, parameters, runs per dataset).
+VectorCase = tuple[str, JSON, int]
+
+
+@dataclass(frozen=True)
+class VectorKind:
+    """How vectors of one mechanism or primitive are made and replayed.
+
+    Attributes:
+        name: the vector's ``"mechanism"`` field (a class or function name).
+        kind: ``"histogram"`` (takes a dataset) or ``"primitive"`` (does not).
+        derive: the values the parameters determine (``d``, ``s``, thresholds...).
+        run: ``run(params, dataset, rng)`` -> the output's JSON form.
+    """
+
+    name: str
+    kind: Literal["histogram", "primitive"]
+    derive: Callable[[Mapping[str, Any]], JSON]
+    run: Callable[[Mapping[str, Any], tuple[int, ...] | None, RandomSource], Any]
+
+
+@dataclass(frozen=True)
+class MechanismEntry:
+    """A user-level mechanism, as every tool sees it.
+
+    Attributes:
+        name: the command-line name (``--mechanism NAME``, ``finitedp audit NAME``).
+        summary: one line for ``--help``.
+        paper: where it comes from (``BV Alg 5.1, Thm 5.3``).
+        neighbours: the neighbour relation its privacy guarantee is for.
+        build: ``(n, |X|, parameters)`` -> the mechanism.
+        release_type: the JSON ``type`` of its releases (a :class:`ReleaseReader`).
+        release_options: the options of ``finitedp release`` only it takes.
+        audit: how to audit it exactly, or ``None``.
+        vectors: how its reference vectors are made, or ``None``.
+    """
+
+    name: str
+    summary: str
+    paper: str
+    neighbours: str
+    build: Callable[[int, int, ReleaseParameters], Mechanism]
+    release_type: str
+    release_options: tuple[Option, ...] = ()
+    audit: AuditTarget | None = None
+    vectors: VectorKind | None = None
+
+
+# -- helpers for writing vector kinds --------------------------------------------------
+
+
+def rows_of(dataset: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The dataset of a ``"histogram"`` vector.
+
+    Raises:
+        ValueError: the vector has none.
+    """
+    if dataset is None:
+        raise ValueError("dataset: this mechanism needs one")
+    return dataset
+
+
+def no_dataset(dataset: tuple[int, ...] | None) -> None:
+    """Check that a ``"primitive"`` vector has no dataset.
+
+    Raises:
+        ValueError: it has one.
+    """
+    if dataset is not None:
+        raise ValueError("dataset: this primitive takes none")
+
+
+def cache_key(params: Mapping[str, Any]) -> str:
+    """A hashable key for parameters (to build each mechanism once)."""
+    return json.dumps(params, sort_keys=True)
+
+
+def no_derive(params: Mapping[str, Any]) -> JSON:
+    """The ``derived`` of a vector kind whose parameters determine nothing more."""
+    return {}
+
+
+def user_params(n: int, m: int, eps: str, *, pad: bool | None = None, **extra: str) -> JSON:
+    """User-level parameters in a fixed key order (the order shows in vector ids)."""
+    params: JSON = {"n": decimal(n), "universe_size": decimal(m), "epsilon": eps}
+    for key in ("delta", "beta", "beta0", "counter"):
+        if key in extra:
+            params[key] = extra[key]
+    if pad is not None:
+        params["pad"] = pad
+    elif "delta" in extra or "beta" in extra:  # StabilityHistogram, PureSparseHistogram
+        params["pad"] = True
+    return params

@@ -1,0 +1,235 @@
+"""Files for the tools: reading input columns, and writing outputs atomically.
+
+One implementation for every command (``release``, ``query``, ``plot``,
+``vectors``): input is strict UTF-8 (a leading byte-order mark is dropped), CSV
+or one value per line; outputs appear complete or not at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import ParameterError
+
+__all__ = [
+    "atomic_path",
+    "check_out",
+    "csv_rows",
+    "decode_utf8",
+    "input_format",
+    "json_int",
+    "read_bytes",
+    "text_rows",
+    "write_atomically",
+    "write_stdout",
+]
+
+#: Larger integers are written as decimal strings in JSON: many JSON parsers read
+#: numbers as doubles, exact only up to 2^53.
+JSON_SAFE_INT = 2**53
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def read_bytes(path: str) -> bytes:
+    """All bytes of ``path`` (``-``: standard input).
+
+    Raises:
+        ParameterError: the file cannot be read (the message names it and says why).
+    """
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise ParameterError(f"{path}: cannot read it: {error.strerror or error}") from None
+
+
+def decode_utf8(raw: bytes, name: str) -> str:
+    """The text of ``raw`` read as strict UTF-8 (a leading byte-order mark is dropped).
+
+    Raises:
+        ParameterError: invalid UTF-8; the message names the line.
+    """
+    # Spreadsheet programs start UTF-8 CSV files with a BOM; it is not part of the header.
+    if raw.startswith(_UTF8_BOM):
+        raw = raw[len(_UTF8_BOM) :]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ParameterError(
+            f"{name}, line {line}: not valid UTF-8 (byte {raw[error.start]:#04x}); "
+            f"finitedp reads UTF-8 text only"
+        ) from None
+
+
+def text_rows(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, value)`` for each line: one value per line, taken verbatim.
+
+    Lines end at ``\\n`` (a ``\\r`` before it is dropped); other characters that
+    ``str.splitlines`` would also split at, such as ``\\x0b`` or ``\\u2028``, are
+    part of the value.  A final newline ends the last line, it does not start an
+    empty one; any other empty line is the empty string.
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    for number, line in enumerate(lines, start=1):
+        yield number, line.removesuffix("\r")
+
+
+def csv_rows(text: str, column: str | None, name: str) -> Iterator[tuple[int, str]]:
+    """``(line number, value)`` for the named column of each CSV record after the header.
+
+    Blank lines are skipped (as :class:`csv.DictReader` does); values are taken verbatim.
+
+    Raises:
+        ParameterError: no header, no such column (the message lists the header),
+            the column named twice, a record too short, or malformed CSV.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise ParameterError(f"{name}: empty file; a CSV file needs a header row")
+        shown = ", ".join(repr(h) for h in header[:20]) + (", ..." if len(header) > 20 else "")
+        if column is None:
+            raise ParameterError(
+                f"--column: {name} is read as CSV; name the column to release with "
+                f"--column NAME (its header has {shown})"
+            )
+        positions = [i for i, h in enumerate(header) if h == column]
+        if not positions:
+            raise ParameterError(
+                f"--column: {name} has no column {column!r} (its header has {shown})"
+            )
+        if len(positions) > 1:
+            raise ParameterError(
+                f"--column: {name} has {len(positions)} columns named {column!r}, so the "
+                f"choice is ambiguous"
+            )
+        position = positions[0]
+        for record in reader:
+            if not record:
+                continue
+            if len(record) <= position:
+                raise ParameterError(
+                    f"{name}, line {reader.line_num}: the record has {len(record)} fields; "
+                    f"column {column!r} is field {position + 1}"
+                )
+            yield reader.line_num, record[position]
+    except csv.Error as error:
+        raise ParameterError(f"{name}, line {reader.line_num}: malformed CSV: {error}") from None
+
+
+def input_format(path: str, column: str | None, chosen: str) -> str:
+    """``"csv"`` or ``"text"``: ``--format``, else CSV for ``--column`` or a ``.csv`` name.
+
+    Raises:
+        ParameterError: ``--column`` with ``--format text``.
+    """
+    if chosen == "text" and column is not None:
+        raise ParameterError("--column: applies to CSV input only, not to --format text")
+    if chosen != "auto":
+        return chosen
+    return "csv" if column is not None or path.lower().endswith(".csv") else "text"
+
+
+def check_out(out: str | None, inputs: str) -> None:
+    """Refuse an ``--out`` that cannot be written, before any work is done.
+
+    Raises:
+        ParameterError: ``--out`` is a directory, its directory does not exist,
+            or it is the input file (the release would replace the data).
+    """
+    if out is None:
+        return
+    target = Path(out)
+    if target.is_dir():
+        raise ParameterError(f"--out: {out} is a directory; give a file name")
+    if not target.absolute().parent.is_dir():
+        raise ParameterError(f"--out: the directory of {out} does not exist")
+    if inputs != "-" and target.exists():
+        with contextlib.suppress(OSError):
+            if os.path.samefile(out, inputs):
+                raise ParameterError(
+                    f"--out: {out} is the input file; refusing to replace the data"
+                )
+
+
+@contextlib.contextmanager
+def atomic_path(path: str) -> Iterator[str]:
+    """A temporary file in the directory of ``path`` that replaces ``path`` on success.
+
+    The caller writes the temporary file (named by the yielded path); when the
+    block ends normally the file is flushed to disk and renamed to ``path``. The
+    file appears complete or not at all: ``os.replace`` is atomic within a file
+    system, and the temporary file is removed on any error.  The result keeps the
+    mode of the file it replaces, else gets the usual ``0o666 & ~umask``.
+
+    Raises:
+        ParameterError: the file cannot be written (the message names it and says
+            why), including an ``OSError`` raised inside the block.
+    """
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)  # reading the umask means setting it; restore at once
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    try:
+        handle, temporary = tempfile.mkstemp(
+            dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as error:
+        raise ParameterError(f"--out: cannot write {path}: {error.strerror or error}") from None
+    try:
+        os.close(handle)
+        yield temporary
+        with open(temporary, "rb+") as stream:
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise ParameterError(f"--out: cannot write {path}: {error.strerror or error}") from None
+        raise
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory.
+
+    See :func:`atomic_path`: the file appears complete or not at all.
+
+    Raises:
+        ParameterError: the file cannot be written (the message says why).
+    """
+    with atomic_path(path) as temporary, open(temporary, "wb") as stream:
+        stream.write(data)
+
+
+def json_int(value: int) -> int | str:
+    """``value`` as a JSON number if doubles hold it exactly, else as a decimal string."""
+    return value if abs(value) <= JSON_SAFE_INT else str(value)
+
+
+def write_stdout(payload: bytes) -> None:
+    """Write UTF-8 bytes to stdout (through its text layer if it has no binary one)."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(payload.decode("utf-8"))
+    else:
+        buffer.write(payload)
+        buffer.flush()

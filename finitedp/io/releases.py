@@ -1,0 +1,74 @@
+"""Releases on disk: reading a ``finitedp release`` document back, for ``query`` and ``plot``.
+
+The release's JSON ``"type"`` selects its reader in :data:`finitedp.registry.READERS`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..entries import Counts, ReleaseReader
+from ..errors import ParameterError
+from ..params import short_int
+from ..registry import reader
+from .files import decode_utf8, read_bytes
+from .universe import Universe, Utf8Universe, parse_universe
+
+__all__ = ["bin_entry", "load_release", "read_document"]
+
+
+def read_document(path: str) -> Any:
+    """The parsed JSON of ``path`` (``-``: standard input).
+
+    Raises:
+        ParameterError: unreadable, not UTF-8, or not JSON (the message names the line).
+    """
+    name = "<stdin>" if path == "-" else path
+    try:
+        return json.loads(decode_utf8(read_bytes(path), name))
+    except json.JSONDecodeError as error:
+        raise ParameterError(f"{name}, line {error.lineno}: not JSON: {error.msg}") from None
+
+
+def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseReader]:
+    """The release inside a ``finitedp release`` document, or a bare release object.
+
+    A bare release (``PartialHistogram.to_json`` / ``CompactRelease.to_json``) has
+    no universe spec; its values are then the integers ``1..|X|``.
+
+    Returns:
+        The release, its universe, and the reader that parsed it.
+
+    Raises:
+        ParameterError: not a release, an unknown type, or a universe that does not fit.
+    """
+    if not isinstance(document, dict):
+        raise ParameterError(f"{name}: not a finitedp release (expected a JSON object)")
+    inner = document.get("release", document)
+    found = reader(inner.get("type") if isinstance(inner, dict) else None, name)
+    release = found.load(inner)
+    if "release" in document:
+        spec = document.get("universe")
+        try:
+            universe = parse_universe(spec if isinstance(spec, str) else repr(spec))
+        except ParameterError as error:
+            raise ParameterError(f"{name}: {error}") from None
+    else:
+        universe = parse_universe(f"int:{release.universe_size}")
+    if universe.size != release.universe_size:
+        raise ParameterError(
+            f"{name}: the universe {universe.spec} has {short_int(universe.size)} values but "
+            f"the release has {short_int(release.universe_size)} bins"
+        )
+    return release, universe, found
+
+
+def bin_entry(universe: Universe, x: int, count: int) -> dict[str, Any]:
+    """One listed bin: its label, or (for bytes that are not UTF-8) ``null`` and the bytes."""
+    try:
+        return {"value": universe.decode(x), "count": count}
+    except ParameterError:
+        # A sparse release may list a random empty bin whose bytes are no UTF-8 string.
+        raw = universe.decode_bytes(x) if isinstance(universe, Utf8Universe) else b""
+        return {"value": None, "bytes": raw.hex(), "count": count}

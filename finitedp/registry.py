@@ -1,0 +1,132 @@
+"""The index of user-level mechanisms: every family's registry entries, in one place.
+
+The tools (``finitedp.cli``, ``finitedp.audit``, ``finitedp.vectors``,
+``finitedp.plot``) find mechanisms here and nowhere else.  Each family package
+describes its own mechanisms in its ``registry`` module
+(:mod:`finitedp.histograms.registry`, :mod:`finitedp.compact.registry`); this
+module only collects them, fixes the order in which ``--help`` lists them and in
+which the reference vectors are generated, and holds the rule for the default
+mechanism.
+
+>>> [entry.name for entry in MECHANISMS.values()]
+['bounded-geometric', 'stability', 'pure-sparse', 'compact']
+>>> sorted(READERS)
+['compact_histogram', 'partial_histogram']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from .compact import registry as compact
+from .compact import vectorcases as compact_vectors
+from .counting.registry import COUNTERS, CounterEntry
+from .entries import JSON, MechanismEntry, ReleaseReader, VectorCase, VectorKind
+from .errors import ParameterError
+from .histograms import registry as histograms
+from .histograms import vectorcases as histogram_vectors
+
+__all__ = [
+    "COUNTERS",
+    "DENSE_DEFAULT_LIMIT",
+    "MECHANISMS",
+    "READERS",
+    "VECTOR_KINDS",
+    "CounterEntry",
+    "default_mechanism",
+    "mechanism",
+    "random_pool",
+    "reader",
+    "vector_cases",
+]
+
+#: ``--mechanism`` name -> entry, in the order ``--help`` lists them.
+MECHANISMS: dict[str, MechanismEntry] = {
+    entry.name: entry for entry in (*histograms.ENTRIES, *compact.ENTRIES)
+}
+
+#: A release's JSON ``"type"`` -> how to read it.
+READERS: dict[str, ReleaseReader] = {
+    reader.type: reader for reader in (*histograms.READERS, *compact.READERS)
+}
+
+#: Every kind of reference vector but the counting ones, by its ``"mechanism"`` name:
+#: the user-level mechanisms', then the paper-layer functions' and the primitives'.
+VECTOR_KINDS: dict[str, VectorKind] = {
+    kind.name: kind
+    for kind in (
+        *(entry.vectors for entry in MECHANISMS.values() if entry.vectors is not None),
+        *compact_vectors.PAPER_LAYER,
+        *histogram_vectors.PAPER_LAYER,
+        *histogram_vectors.PRIMITIVES,
+    )
+}
+
+#: The sources of histogram and primitive vector cases, in the order of the vector file.
+_CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
+    histogram_vectors.user_cases,
+    compact_vectors.cases,
+    histogram_vectors.paper_cases,
+    histogram_vectors.primitive_cases,
+)
+
+#: Up to this many bins, the default mechanism adds noise to every bin.
+DENSE_DEFAULT_LIMIT = 10_000
+
+
+def mechanism(name: str) -> MechanismEntry:
+    """The entry of ``--mechanism name``.
+
+    Raises:
+        ParameterError: no such mechanism (the message lists the names).
+    """
+    if name not in MECHANISMS:
+        raise ParameterError(f"--mechanism: got {name!r}; choose one of {', '.join(MECHANISMS)}")
+    return MECHANISMS[name]
+
+
+def reader(kind: object, name: str) -> ReleaseReader:
+    """How to read a release whose JSON ``"type"`` is ``kind``.
+
+    Raises:
+        ParameterError: a type finitedp does not know; the message names the file.
+    """
+    if not isinstance(kind, str) or kind not in READERS:
+        raise ParameterError(
+            f"{name}: release type {kind!r:.60} is not one finitedp can read ({', '.join(READERS)})"
+        )
+    return READERS[kind]
+
+
+def default_mechanism(n: int, universe_size: int) -> str:
+    """The mechanism ``finitedp release`` uses without ``--mechanism``.
+
+    Small universes (``|X| <= 10^4``, or ``|X| <= 2n`` where no sparse mechanism
+    applies) get ``bounded-geometric``: every bin is listed with a noisy count
+    whose per-query error holds for every count.  Larger ones get ``compact``:
+    per-query error of the same order for every value, with no threshold,
+    whereas ``pure-sparse`` only reports counts above a threshold that grows
+    with ``ln |X|``.  Both are pure ``(eps, 0)``-DP, so the default never
+    changes the kind of guarantee.
+
+    Args:
+        n: the number of rows.
+        universe_size: ``|X|``.
+
+    Returns:
+        A key of :data:`MECHANISMS`.
+    """
+    if universe_size <= max(DENSE_DEFAULT_LIMIT, 2 * n):
+        return "bounded-geometric"
+    return "compact"
+
+
+def vector_cases() -> Iterator[VectorCase]:
+    """Every histogram and primitive vector configuration, in the order of the file."""
+    for source in _CASES:
+        yield from source()
+
+
+def random_pool() -> tuple[tuple[str, JSON], ...]:
+    """Cheap configurations for property tests of the vectors (small integers, short tapes)."""
+    return (*histogram_vectors.RANDOM_POOL, *compact_vectors.RANDOM_POOL)
