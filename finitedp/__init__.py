@@ -12,6 +12,7 @@ distributions, so the library checks its own theorems.
 True
 """
 
+from .compact import CompactHistogram, CompactRelease
 from .counting.fastsample import FastSample
 from .counting.geometric import GeometricMechanism
 from .counting.geosample import GeoSample
@@ -45,6 +46,8 @@ __all__ = [
     "Accuracy",
     "BoundedGeometricHistogram",
     "CheckerLimitError",
+    "CompactHistogram",
+    "CompactRelease",
     "FastSample",
     "FiniteDPError",
     "FloatParameterError",
