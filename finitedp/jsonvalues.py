@@ -25,10 +25,13 @@ __all__ = ["decimal", "parse_rational", "parse_uint", "parse_uints", "rational"]
 _UINT = re.compile(r"(0|[1-9][0-9]*)")
 _RATIONAL = re.compile(r"(0|[1-9][0-9]*)(/[1-9][0-9]*)?")
 
+#: Below this size Python's own conversion is fast and within its digit limit.
+_SHORT = 10**300
+
 
 def decimal(value: int) -> str:
     """An integer as a decimal string, of any size (GMP's conversion has no digit limit)."""
-    return str(int(value)) if -(10**300) < value < 10**300 else gmpy2.mpz(value).digits(10)
+    return str(int(value)) if -_SHORT < value < _SHORT else gmpy2.mpz(value).digits(10)
 
 
 def _to_int(text: str) -> int:

@@ -16,7 +16,6 @@ from fractions import Fraction
 from typing import Any
 
 from ..counting.base import CountingSampler
-from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource
 from .symbolic import DEFAULT_LIMIT, explore
@@ -33,7 +32,6 @@ __all__ = [
     "explorer",
     "missing_accuracy",
     "occupied",
-    "refuse_option",
     "sum_exact",
     "support_sizes",
     "true_counts",
@@ -237,11 +235,6 @@ def true_counts(data: Dataset, m: int) -> tuple[int, ...]:
     for row in data:
         counts[row - 1] += 1
     return tuple(counts)
-
-
-def refuse_option(name: str, target: str, why: str) -> ParameterError:
-    """The error for an option that does not apply (``why`` says what to do instead)."""
-    return ParameterError(f"{name}: does not apply to {target}; {why}")
 
 
 def exact_text(value: object) -> str:

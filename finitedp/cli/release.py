@@ -89,6 +89,10 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
     """
     entry = None if args.mechanism is None else mechanism(args.mechanism)
     takes = {o.name for o in entry.release_options} if entry is not None else set()
+    # The form only (the mechanism checks the range once n is known), so that a typo
+    # fails before a large file is read.
+    exact_fraction(args.epsilon, "epsilon")
+    exact_fraction(args.beta, "beta")
     for option in _release_options().values():
         value = getattr(args, option.name)
         if value is None and entry is not None and option.name in takes and option.required:
@@ -99,12 +103,6 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
                 f"{option.flag}: got {value}; only {', '.join(users)} takes it, not the "
                 f"{args.mechanism or 'default'} mechanism"
             )
-    # The form only (the mechanism checks the range once n is known), so that a typo
-    # fails before a large file is read.
-    exact_fraction(args.epsilon, "epsilon")
-    exact_fraction(args.beta, "beta")
-    for option in _release_options().values():
-        value = getattr(args, option.name)
         if value is not None and option.kind == "exact":
             exact_fraction(value, option.name)
     return entry
@@ -148,7 +146,7 @@ def _release(args: argparse.Namespace) -> int:
         n, size = len(data), universe.size
         chosen = args.mechanism or default_mechanism(n, size)
         entry = entry or MECHANISMS[chosen]
-        options = {name: getattr(args, name) for name in _release_options()}
+        options = {key: getattr(args, key) for key in _release_options()}
         parameters = ReleaseParameters(args.epsilon, args.beta, args.counter, options)
         progress.phase(f"building {chosen} for n = {n}")
         try:
@@ -165,8 +163,8 @@ def _release(args: argparse.Namespace) -> int:
                 "n": n,
                 "epsilon": str(privacy.epsilon),
                 **{
-                    name: None if value is None else str(exact_fraction(value, name))
-                    for name, value in options.items()
+                    key: None if value is None else str(exact_fraction(value, key))
+                    for key, value in options.items()
                 },
                 "beta": str(accuracy.beta),
                 "counter": args.counter,

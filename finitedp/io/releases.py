@@ -15,7 +15,19 @@ from ..registry import reader
 from .files import decode_utf8, read_bytes
 from .universe import Universe, Utf8Universe, parse_universe
 
-__all__ = ["bin_entry", "load_release", "read_document"]
+__all__ = ["bin_entry", "load_release", "parse_document", "read_document"]
+
+
+def parse_document(text: str, name: str) -> Any:
+    """``json.loads(text)``.
+
+    Raises:
+        ParameterError: not JSON; the message names ``name`` and the line.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ParameterError(f"{name}, line {error.lineno}: not JSON: {error.msg}") from None
 
 
 def read_document(path: str) -> Any:
@@ -25,10 +37,7 @@ def read_document(path: str) -> Any:
         ParameterError: unreadable, not UTF-8, or not JSON (the message names the line).
     """
     name = "<stdin>" if path == "-" else path
-    try:
-        return json.loads(decode_utf8(read_bytes(path), name))
-    except json.JSONDecodeError as error:
-        raise ParameterError(f"{name}, line {error.lineno}: not JSON: {error.msg}") from None
+    return parse_document(decode_utf8(read_bytes(path), name), name)
 
 
 def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseReader]:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     pass
 
+from ..io.releases import read_document
 from .draw import _output_format, _require_matplotlib, plot_counting_pmfs, plot_release
-from .series import _read_document
 
 __all__ = ["add_plot_parser", "run_plot"]
 
@@ -102,7 +102,7 @@ def run_plot(args: argparse.Namespace) -> int:
         )
     else:
         _require_matplotlib()  # before reading a large release
-        document = _read_document(args.release)
+        document = read_document(str(args.release))
         path = plot_release(document, None, args.out, values=args.values)
     print(f"finitedp plot: wrote {path}", file=sys.stderr)
     return 0

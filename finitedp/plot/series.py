@@ -4,7 +4,6 @@ See :mod:`finitedp.plot`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,8 +16,7 @@ from ..counting.geosample import GeoSample
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..histograms.release import PartialHistogram
-from ..io.files import decode_utf8, read_bytes
-from ..io.releases import load_release
+from ..io.releases import load_release, parse_document, read_document
 from ..io.universe import Universe, Utf8Universe, parse_universe
 from ..params import check_count, exact_fraction, short_int
 
@@ -272,28 +270,6 @@ def _privacy(value: object) -> Privacy | None:
     )
 
 
-def _parse_document(text: str, name: str) -> Any:
-    """``json.loads(text)``.
-
-    Raises:
-        ParameterError: not JSON; the message names ``name`` and the line.
-    """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ParameterError(f"{name}, line {error.lineno}: not JSON: {error.msg}") from None
-
-
-def _read_document(path: str | Path) -> Any:
-    """The parsed JSON of a release file (``-``: standard input).
-
-    Raises:
-        ParameterError: unreadable, not UTF-8 or not JSON.
-    """
-    name = "<stdin>" if str(path) == "-" else str(path)
-    return _parse_document(decode_utf8(read_bytes(str(path)), name), name)
-
-
 def release_series(
     release: object,
     accuracy: object = None,
@@ -327,9 +303,9 @@ def release_series(
     """
     document: Any = release
     if isinstance(release, Path):
-        document = _read_document(release)
+        document = read_document(str(release))
     elif isinstance(release, str):
-        document = _parse_document(release, "release")
+        document = parse_document(release, "release")
     stored_accuracy: object = None
     privacy: Privacy | None = None
     n: int | None = None
