@@ -24,6 +24,7 @@ from .errors import (
     OracleError,
     ParameterError,
     ParameterTypeError,
+    ResourceLimitError,
     TapeError,
 )
 from .guarantees import Accuracy, Privacy
@@ -65,6 +66,7 @@ __all__ = [
     "RandomSource",
     "RecordingSource",
     "ReplaySource",
+    "ResourceLimitError",
     "SeededSource",
     "StabilityHistogram",
     "SystemRandomSource",

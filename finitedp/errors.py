@@ -16,6 +16,7 @@ __all__ = [
     "OracleError",
     "ParameterError",
     "ParameterTypeError",
+    "ResourceLimitError",
     "TapeError",
 ]
 
@@ -26,6 +27,14 @@ class FiniteDPError(Exception):
 
 class ParameterError(FiniteDPError, ValueError):
     """A parameter has the right type but lies outside its valid range or form."""
+
+
+class ResourceLimitError(ParameterError):
+    """The work asked for would need more memory than the configured limit allows.
+
+    Raised before the work starts, from public parameters alone; see
+    :mod:`finitedp.resources` (``FINITEDP_MAX_MEMORY``).
+    """
 
 
 class ParameterTypeError(FiniteDPError, TypeError):

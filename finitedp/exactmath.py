@@ -33,6 +33,7 @@ __all__ = [
     "compare_exp",
     "exp_bounds",
     "least_such_that",
+    "ln_bounds",
     "min_power_at_least",
     "simplest_between",
 ]
@@ -51,29 +52,136 @@ def ceil_log(x: Fraction | int, base: int = 2) -> int:
     x = Fraction(x)
     if x <= 0 or base < 2:
         raise ParameterError(f"ceil_log: need x > 0 and base >= 2, got x = {x}, base = {base}")
+    if base == 2:
+        return _ceil_log2(x)
     return ceil_log_ratio(Fraction(base), x)
+
+
+def _ceil_log2(x: Fraction) -> int:
+    """``ceil(log2 x)`` for a rational ``x > 0``, from bit lengths and one comparison."""
+    p, q = x.numerator, x.denominator
+    e = p.bit_length() - q.bit_length()  # 2^(e-1) < p/q < 2^(e+1)
+    # The answer is e or e + 1: e exactly when p/q <= 2^e.
+    at_most = p <= q << e if e >= 0 else p << -e <= q
+    return e if at_most else e + 1
 
 
 def ceil_log_ratio(ratio: Fraction, target: Fraction) -> int:
     """The smallest integer ``k`` with ``ratio**k >= target`` (rationals ``ratio > 1, target > 0``).
 
-    Found by exponential then binary search, so it takes ``O(log |k|)`` exact powers.
+    ``k = ceil(ln target / ln ratio)``, decided by bracketing both logarithms
+    between rationals (:func:`ln_bounds`) until the bracket of the quotient
+    holds no integer.  Where it holds one, ``k0``, the quotient may be that
+    integer only if ``ratio**k0 == target``, which can happen only for small
+    ``|k0|`` (``target``'s numerator and denominator would be ``k0``-th powers)
+    and is then checked exactly; otherwise the precision is doubled.  So the
+    work grows with the size of the numbers and ``log |k|``, never with ``k``:
+    ``ratio = 1 + 2^-160`` costs microseconds, where a search over powers
+    ``ratio**k`` would never end.
+
+    >>> ceil_log_ratio(Fraction(3, 2), Fraction(10)), ceil_log_ratio(Fraction(2), Fraction(8))
+    (6, 3)
+    >>> ceil_log_ratio(Fraction(2**160 + 1, 2**160), Fraction(10)).bit_length()
+    162
     """
-    if target <= 1:
-        low, high = -1, 0
-        while ratio**low >= target:
-            low *= 2
-    else:
-        low, high = 0, 1
-        while ratio**high < target:
-            low, high = high, 2 * high
-    while high - low > 1:  # invariant: ratio**low < target <= ratio**high
-        mid = (low + high) // 2
-        if ratio**mid >= target:
-            high = mid
-        else:
-            low = mid
-    return high
+    if target == 1:
+        return 0
+    precision = 64
+    while True:
+        r_low, r_high = ln_bounds(ratio, precision)
+        t_low, t_high = ln_bounds(target, precision)
+        if r_low > 0:
+            if target > 1:
+                q_low, q_high = t_low / r_high, t_high / r_low
+            else:
+                q_low, q_high = t_low / r_low, t_high / r_high
+            k = -floor(-q_high)
+            if q_low > k - 1:  # the whole bracket lies in (k - 1, k]
+                return k
+            candidate = -floor(-q_low)  # the quotient may be this integer only if exact
+            if _is_exact_power(ratio, candidate, target):
+                return candidate
+        precision *= 2
+
+
+def _is_exact_power(ratio: Fraction, k: int, target: Fraction) -> bool:
+    """``ratio**k == target``, decided without building a power larger than ``target``."""
+    if k == 0:
+        return target == 1
+    base = ratio if k > 0 else 1 / ratio
+    # base**|k| in lowest terms has numerator and denominator of at least this many bits.
+    pairs = ((base.numerator, target.numerator), (base.denominator, target.denominator))
+    for mine, theirs in pairs:
+        if abs(k) * (mine.bit_length() - 1) >= theirs.bit_length() + 1:
+            return False
+    return bool(base ** abs(k) == target)
+
+
+def _atanh_bounds(y: Fraction, bits: int) -> tuple[int, int]:
+    """Integers ``lo <= 2^bits atanh(y) <= hi`` for ``0 <= y <= 1/3``.
+
+    The series ``sum y^(2j+1)/(2j+1)`` in fixed point, with every product
+    rounded down for ``lo`` and up for ``hi``; the tail after the last term is
+    at most ``y^(2J+3) / (1 - y^2) <= (9/8) y^(2J+3)``.
+    """
+    scale = 1 << bits
+    power_low = y.numerator * scale // y.denominator
+    power_high = -(-y.numerator * scale // y.denominator)
+    square = y * y
+    sq_low = square.numerator * scale // square.denominator
+    sq_high = -(-square.numerator * scale // square.denominator)
+    low = high = 0
+    j = 0
+    while power_high > 0:
+        low += power_low // (2 * j + 1)
+        high += -(-power_high // (2 * j + 1))
+        power_low = power_low * sq_low >> bits
+        power_high = -(-power_high * sq_high >> bits)
+        j += 1
+        if power_high <= 1:
+            break
+    return low, high + -(-9 * power_high // 8) + 1
+
+
+def ln_bounds(x: Fraction | int, precision: int = 64) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo <= ln x <= hi`` with ``hi - lo`` at most about ``2^-precision |ln x|``.
+
+    The relative precision holds however close ``x`` is to 1: with
+    ``x = 2^e m``, ``m`` in ``[1, 2)``, ``ln x = 2 e atanh(1/3) + 2 atanh((m-1)/(m+1))``
+    and the fixed-point width follows the size of ``(m-1)/(m+1)``.
+
+    >>> low, high = ln_bounds(Fraction(2))
+    >>> Fraction(6931471, 10**7) < low <= high < Fraction(6931472, 10**7)  # ln 2 = 0.69314718...
+    True
+
+    Raises:
+        ParameterError: ``x <= 0``.
+    """
+    x = Fraction(x)
+    if x <= 0:
+        raise ParameterError(f"ln_bounds: need x > 0, got {x}")
+    if x == 1:
+        return Fraction(0), Fraction(0)
+    if x < 1:
+        low, high = ln_bounds(1 / x, precision)
+        return -high, -low
+    e = _ceil_log2(x)
+    if Fraction(1 << e) > x:
+        e -= 1  # now 2^e <= x < 2^(e+1)
+    m = x / (1 << e)
+    y = (m - 1) / (m + 1)  # in [0, 1/3)
+    total_low, total_high = Fraction(0), Fraction(0)
+    if y > 0:
+        # Enough bits that the leading term y has `precision` significant ones.
+        bits = precision + 8 + max(0, y.denominator.bit_length() - y.numerator.bit_length())
+        a_low, a_high = _atanh_bounds(y, bits)
+        total_low, total_high = Fraction(2 * a_low, 1 << bits), Fraction(2 * a_high, 1 << bits)
+    if e:
+        bits = precision + 8 + e.bit_length()
+        a_low, a_high = _atanh_bounds(Fraction(1, 3), bits)  # ln 2 = 2 atanh(1/3)
+        total_low += Fraction(2 * e * a_low, 1 << bits)
+        total_high += Fraction(2 * e * a_high, 1 << bits)
+    return total_low, total_high
 
 
 def min_power_at_least(ratio: Fraction, target: Fraction) -> int:

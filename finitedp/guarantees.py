@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .jsonvalues import json_int, rational
+
 __all__ = ["Accuracy", "Privacy"]
 
 
@@ -35,7 +37,7 @@ class Privacy:
 
     def to_json_dict(self) -> dict[str, Any]:
         """``{"epsilon": "a/b", "delta": "a/b"}`` with exact fractions as strings."""
-        return {"epsilon": str(self.epsilon), "delta": str(self.delta)}
+        return {"epsilon": rational(self.epsilon), "delta": rational(self.delta)}
 
 
 @dataclass(frozen=True)
@@ -62,9 +64,13 @@ class Accuracy:
     def to_json_dict(self) -> dict[str, Any]:
         """The statement as JSON-ready values (``beta`` as an exact fraction string)."""
         return {
-            "beta": str(self.beta),
-            "per_query": self.per_query,
-            "threshold": self.threshold,
-            "simultaneous": self.simultaneous,
+            "beta": rational(self.beta),
+            "per_query": _maybe_int(self.per_query),
+            "threshold": _maybe_int(self.threshold),
+            "simultaneous": _maybe_int(self.simultaneous),
             "source": self.source,
         }
+
+
+def _maybe_int(value: int | None) -> int | str | None:
+    return None if value is None else json_int(value)

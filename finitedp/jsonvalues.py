@@ -15,12 +15,30 @@ Fraction(1, 2)
 
 from __future__ import annotations
 
+import json
 import re
 from fractions import Fraction
+from typing import Any
 
 import gmpy2
 
-__all__ = ["decimal", "parse_rational", "parse_uint", "parse_uints", "rational"]
+from .errors import ParameterError
+
+__all__ = [
+    "JSON_SAFE_INT",
+    "JsonFloat",
+    "decimal",
+    "json_int",
+    "load_json",
+    "parse_count",
+    "parse_rational",
+    "parse_uint",
+    "parse_uints",
+    "rational",
+]
+
+#: The largest integer every JSON reader holds exactly (doubles: 2^53).
+JSON_SAFE_INT = 2**53
 
 _UINT = re.compile(r"(0|[1-9][0-9]*)")
 _RATIONAL = re.compile(r"(0|[1-9][0-9]*)(/[1-9][0-9]*)?")
@@ -80,3 +98,62 @@ def parse_uints(values: object, name: str) -> list[int]:
     if not isinstance(values, list):
         raise ValueError(f"{name}: expected a list of decimal strings")
     return [parse_uint(v, f"{name}[{i}]") for i, v in enumerate(values)]
+
+
+def json_int(value: int) -> int | str:
+    """``value`` as a JSON number if every reader holds it exactly, else as a decimal string.
+
+    >>> json_int(7), json_int(2**64)
+    (7, '18446744073709551616')
+    """
+    return int(value) if abs(value) <= JSON_SAFE_INT else decimal(value)
+
+
+def parse_count(value: object, name: str) -> int:
+    """A non-negative integer written by :func:`json_int` (or, in old files, a bare number).
+
+    Floats, bools and signs are refused: ``2.7`` is not read as 2.
+
+    Raises:
+        ValueError: anything else; the message names ``name``.
+    """
+    if type(value) is int and value >= 0:
+        return value
+    if isinstance(value, str):
+        return parse_uint(value, name)
+    shown = str(value) if isinstance(value, JsonFloat) else repr(value)
+    raise ValueError(f"{name}: got {shown:.80}; expected a non-negative integer")
+
+
+class JsonFloat(str):
+    """A JSON number with a fraction or exponent, kept as its text by :func:`load_json`.
+
+    No exact quantity in finitedp's documents is written that way, so validators
+    refuse it by type instead of reading ``2.7`` as 2 or ``1e400`` as infinity.
+    """
+
+    __slots__ = ()
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(text: str, name: str) -> Any:
+    """``json.loads`` for documents from users: any integer size, no floats, no depth crash.
+
+    Integers of any length are read exactly (Python's own conversion stops at
+    4,300 digits); numbers with a fraction or exponent become :class:`JsonFloat`;
+    ``NaN`` and ``Infinity`` (which ``json`` accepts by default) are refused.
+
+    Raises:
+        ParameterError: not JSON, or nested too deeply; the message names ``name``.
+    """
+    try:
+        return json.loads(text, parse_int=_to_int, parse_float=JsonFloat, parse_constant=_constant)
+    except json.JSONDecodeError as error:
+        raise ParameterError(f"{name}, line {error.lineno}: not JSON: {error.msg}") from None
+    except ValueError as error:
+        raise ParameterError(f"{name}: not JSON: {error}") from None
+    except RecursionError:
+        raise ParameterError(f"{name}: not a finitedp document: nested too deeply") from None

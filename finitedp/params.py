@@ -33,6 +33,7 @@ __all__ = [
     "inverse_natural",
     "positive_fraction",
     "probability",
+    "short_fraction",
     "short_int",
 ]
 
@@ -45,6 +46,13 @@ def short_int(value: int) -> str:
     if abs(value) < 10**30:
         return str(value)
     return f"<a {abs(value).bit_length()}-bit integer>"
+
+
+def short_fraction(value: Fraction) -> str:
+    """Render a rational for a message: ``"1/2"`` if short, else by its size."""
+    if value.denominator == 1:
+        return short_int(value.numerator)
+    return f"{short_int(value.numerator)}/{short_int(value.denominator)}"
 
 
 def _describe(value: object) -> str:

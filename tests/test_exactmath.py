@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 from finitedp import GeometricRatio, ParameterError
 from finitedp.exactmath import (
     ceil_log,
+    ceil_log_ratio,
     compare_exp,
     exp_bounds,
     least_such_that,
+    ln_bounds,
     min_power_at_least,
     simplest_between,
 )
@@ -92,3 +94,43 @@ def test_least_such_that_finds_the_threshold(start: int, above: int) -> None:
 
     assert least_such_that(holds, start) == threshold
     assert len(calls) <= 2 * max(above, 1).bit_length() + 2  # O(log) calls
+
+
+ratios = st.fractions(min_value=Fraction(1001, 1000), max_value=100).filter(lambda r: r > 1)
+
+
+@given(ratios, st.integers(-40, 40), st.sampled_from([-1, 0, 1]))
+def test_ceil_log_ratio_at_exact_powers_and_next_to_them(r: Fraction, k: int, nudge: int) -> None:
+    # Exact powers are where a bracket of the logarithms can never decide: the
+    # answer there comes from the exact check, and one step off it must move.
+    target = r**k + Fraction(nudge, 10**30)
+    if target <= 0:
+        return
+    j = ceil_log_ratio(r, target)
+    assert r**j >= target > r ** (j - 1)
+
+
+@given(ratios, st.fractions(min_value=Fraction(1, 10**40), max_value=10**40))
+def test_ceil_log_ratio_is_the_least_sufficient_exponent(r: Fraction, target: Fraction) -> None:
+    j = ceil_log_ratio(r, target)
+    assert r**j >= target > r ** (j - 1)
+
+
+def test_ceil_log_ratio_is_fast_when_the_answer_is_huge() -> None:
+    # BV's e^(eps/2) at eps = 10^-48 is (2^160 + 1)/2^160: the answer is near
+    # 2^161 ln 10, and a search over powers of the ratio would never end.
+    r = Fraction(2**160 + 1, 2**160)
+    j = ceil_log_ratio(r, Fraction(10))
+    low, high = ln_bounds(r, 256)
+    assert (j - 1) * low < ln_bounds(Fraction(10), 256)[1]
+    assert j * high > ln_bounds(Fraction(10), 256)[0]
+    assert j.bit_length() == 162
+
+
+@given(st.fractions(min_value=Fraction(1, 10**30), max_value=10**30), st.integers(8, 300))
+def test_ln_bounds_bracket_with_relative_precision(x: Fraction, precision: int) -> None:
+    low, high = ln_bounds(x, precision)
+    assert low <= high
+    # e^low <= x <= e^high, decided exactly.
+    assert compare_exp(x, low) >= 0 and compare_exp(x, high) <= 0
+    assert high - low <= Fraction(4, 2**precision) * max(abs(low), abs(high))

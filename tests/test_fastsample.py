@@ -174,3 +174,66 @@ def test_lazy_table_gives_the_same_sampler(monkeypatch: pytest.MonkeyPatch) -> N
     assert list(lazy._table) == kept._table
     for c in (0, 17, 40):
         assert sampler_paths(lazy, c) == sampler_paths(kept, c)
+
+
+def test_cases_above_include_n_below_t() -> None:
+    # Alg 4.11's t does not depend on how small n is: at n < t the truncation is
+    # wider than [0, n] and the exact distribution is still Lemma 4.12's (checked
+    # above); capping t at n (as PSI-Library's dpfc does) would change it.
+    assert all(FastSample(n, eps, gamma, noise=noise).t > n for n, eps, gamma, noise in CASES)
+
+
+def test_capping_t_at_n_would_break_thm_4_10() -> None:
+    # Why t may exceed n: with t = min(n, t_paper) the tails moved onto c are so
+    # heavy that neighbouring counts differ by a factor far above e^(eps/2).
+    sampler = FastSample(1, "1/10", Fraction(1, 2**40))
+    assert sampler.t > sampler.n
+    ours = [lemma_4_12_pmf(sampler, c) for c in (0, 1)]
+    assert compare_exp(max(ours[0][z] / ours[1][z] for z in (0, 1)), Fraction(1, 20)) <= 0
+
+    capped = FastSample(1, "1/10", Fraction(1, 2**40))
+    object.__setattr__(capped, "_t", capped.n)  # the cap, for the formula only
+    theirs = [lemma_4_12_pmf(capped, c) for c in (0, 1)]
+    worst = max(theirs[0][z] / theirs[1][z] for z in (0, 1))
+    assert worst > 66  # against e^(1/20) = 1.0513: PSI-Library's t breaks the privacy claim
+
+
+def test_stretches_outside_the_table_at_n_above_t() -> None:
+    # For c > t the search answers draws left of c - t by one division, and right
+    # of min(c + t, n) by another: their boundaries are pinned against BV's search.
+    sampler = FastSample(300, 1, "1/2")
+    t, dp = sampler.t, sampler.d_prime
+    k_dp = (sampler.gamma.denominator - 1) * 301 * dp
+    assert sampler.n > 2 * t
+    for c in (t + 1, 150, 300 - t - 1, 300):
+        low, high = c - t, min(c + t, 300)
+        edges = [low * dp - 1, low * dp, low * dp + 1]
+        edges += [k_dp + (high + 1) * dp + e for e in (-1, 0, 1)]
+        for u in edges:
+            if 1 <= u <= sampler.d:
+                assert sampler(c, u) == sampler.bisect_reference(c, u), (c, u)
+
+
+def test_memory_follows_min_t_n_not_t() -> None:
+    # The issue's reproducer: t = 103,499 at n = 2 used to build t + 1 running powers
+    # (about 8 GB) and abort inside GMP; the table has 2 min(t, n) entries.
+    sampler = FastSample(2, "1/1000", "1/200")
+    assert sampler.t == 103_499 and len(sampler._table) == 4
+    for c in range(3):
+        for u in (1, sampler.d // 3, sampler.d):
+            assert sampler(c, u) == sampler.bisect_reference(c, u)
+
+
+def test_sizes_above_the_memory_limit_are_refused_before_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from finitedp import ResourceLimitError
+
+    with pytest.raises(ResourceLimitError, match=r"FastSample's integers .* above the limit"):
+        FastSample(3, Fraction(1, 10**50), "1/2")  # t near 2^176: no pow is attempted
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "256K")
+    with pytest.raises(ResourceLimitError, match=r"epsilon = 1/1000.*FINITEDP_MAX_MEMORY"):
+        FastSample(2, "1/1000", "1/200")
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "lots")
+    with pytest.raises(ParameterError, match="FINITEDP_MAX_MEMORY: got 'lots'"):
+        FastSample(2, "1/1000", "1/200")

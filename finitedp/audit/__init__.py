@@ -29,7 +29,12 @@ mechanisms, through the registry), :mod:`.engine` (the exact measurements),
 
 from ..checker.plan import AccuracyClaim
 from .compare import ComparisonReport, chi_square_survival, compare, load_callable
-from .counting import CountingReport, audit_counting_sampler
+from .counting import (
+    DEFAULT_MAX_COUNTING_PATHS,
+    CountingReport,
+    audit_counting_sampler,
+    counting_paths,
+)
 from .histograms import (
     DEFAULT_MAX_PATHS,
     HISTOGRAM_TARGETS,
@@ -46,6 +51,7 @@ from .report import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_COUNTING_PATHS",
     "DEFAULT_MAX_PATHS",
     "HISTOGRAM_TARGETS",
     "KNOWN_SIZES",
@@ -62,5 +68,6 @@ __all__ = [
     "audit_histogram_mechanism",
     "chi_square_survival",
     "compare",
+    "counting_paths",
     "load_callable",
 ]

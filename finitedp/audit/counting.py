@@ -9,15 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from math import isqrt
 
 from ..checker.counting import CountingAudit, audit_counting
 from ..checker.measures import INFINITY
 from ..counting.base import CountingSampler
+from ..errors import CheckerLimitError
 from ..exactmath import compare_exp
 from ..params import exact_fraction, short_int
 from .report import Claim
 
-__all__ = ["CountingReport", "audit_counting_sampler"]
+__all__ = [
+    "DEFAULT_MAX_COUNTING_PATHS",
+    "CountingReport",
+    "audit_counting_sampler",
+    "counting_paths",
+]
 
 
 @dataclass(frozen=True)
@@ -76,21 +83,50 @@ def _privacy_claims(sampler: CountingSampler, audit: CountingAudit) -> list[Clai
     return claims
 
 
-def audit_counting_sampler(sampler: CountingSampler, beta: object = "1/10") -> CountingReport:
+#: The most paths a counting audit explores unless told otherwise (about 20 s).
+DEFAULT_MAX_COUNTING_PATHS = 300_000
+
+
+def counting_paths(sampler: CountingSampler) -> int:
+    """The paths an audit explores: one per output of positive probability per count.
+
+    Every output in ``[0, n]`` has positive probability under GeoSample and
+    FastSample (the geometric noise and the uniform mixture reach all of them),
+    so the number is ``(n + 1)^2``, known before any work.
+    """
+    return (sampler.n + 1) ** 2
+
+
+def audit_counting_sampler(
+    sampler: CountingSampler, beta: object = "1/10", *, max_paths: int = DEFAULT_MAX_COUNTING_PATHS
+) -> CountingReport:
     """Audit a GeoSample or FastSample exactly over all counts ``c`` in ``[0, n]``.
 
     Paper: BV Thm 4.7 i/iv (GeoSample), Thm 4.10 i/ii/v (FastSample).
 
     Args:
-        sampler: the sampler to audit; its ``n`` sets the work (``n + 1`` explorations).
+        sampler: the sampler to audit; its ``n`` sets the work (``n + 1``
+            explorations of ``n + 1`` paths each).
         beta: the failure probability for the accuracy claim.
+        max_paths: refuse (before any work) an audit of more paths than this.
 
     Returns:
         A :class:`CountingReport`; ``report.ok`` says whether every claim holds.
+
+    Raises:
+        CheckerLimitError: ``(n + 1)^2`` paths are above ``max_paths``.
+        ParameterError: ``beta`` out of the sampler's range.
     """
-    audit = audit_counting(sampler)
-    a = sampler.accuracy(beta)  # type: ignore[attr-defined]
+    a = sampler.accuracy(beta)  # type: ignore[attr-defined]  # before the work: beta may be bad
     b = exact_fraction(beta, "beta")
+    paths = counting_paths(sampler)
+    if paths > max_paths:
+        raise CheckerLimitError(
+            f"n: got {sampler.n}; an exact audit explores (n + 1)^2 = {paths:,} paths, above "
+            f"the limit of {max_paths:,} (about n = {isqrt(max_paths) - 1}); use a smaller n "
+            f"or raise the limit (--max-paths)"
+        )
+    audit = audit_counting(sampler)
     achieved = audit.worst_accuracy(a)
     claims = [
         *_privacy_claims(sampler, audit),

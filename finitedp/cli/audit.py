@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..audit import (
+    DEFAULT_MAX_COUNTING_PATHS,
     DEFAULT_MAX_PATHS,
     audit_counting_sampler,
     audit_histogram_mechanism,
@@ -26,6 +27,7 @@ from ..counting.base import CountingSampler
 from ..counting.geometric import GeometricMechanism
 from ..entries import AuditTarget
 from ..errors import FiniteDPError, ParameterError
+from ..io.arguments import count, natural
 from ..io.progress import DELAY_SECONDS, Progress
 from ..params import exact_fraction
 from ..registry import COUNTERS, MECHANISMS
@@ -55,7 +57,7 @@ def _audit(args: argparse.Namespace) -> int:
     sampler = _build_sampler(args)
     if sampler.n > _LARGE_AUDIT and not args.quiet:
         print(f"finitedp audit: exploring {sampler.n + 1} counts exactly...", file=sys.stderr)
-    report = audit_counting_sampler(sampler, args.beta)
+    report = audit_counting_sampler(sampler, args.beta, max_paths=args.max_paths)
     print(report.render(distributions=not args.no_distributions))
     return 0 if report.ok else 1
 
@@ -230,7 +232,7 @@ def _add_counting_audit(targets: Any, name: str, summary: str) -> None:
         "read as exactly 1/2). Exit status: 0 if every claim holds, 1 if one fails, 2 on an "
         "input error.",
     )
-    audit.add_argument("--n", type=int, required=True, help="number of rows (counts in [0, n])")
+    audit.add_argument("--n", type=count, required=True, help="number of rows (counts in [0, n])")
     audit.add_argument("--epsilon", required=True, help="privacy budget, e.g. 1/2")
     audit.add_argument(
         "--gamma", help="fast only (required): FastSample's mixing weight 1/g, e.g. 1/8"
@@ -239,6 +241,13 @@ def _add_counting_audit(targets: Any, name: str, summary: str) -> None:
     audit.add_argument("--noise", choices=["paper", "tight"], default="paper")
     audit.add_argument("--slack", help="tight mode: share of eps/2 left unused (default 1/100)")
     audit.add_argument("--no-distributions", action="store_true", help="omit the exact tables")
+    audit.add_argument(
+        "--max-paths",
+        type=natural,
+        default=DEFAULT_MAX_COUNTING_PATHS,
+        help=f"refuse audits of more than (n + 1)^2 = this many paths "
+        f"(default {DEFAULT_MAX_COUNTING_PATHS:,}, about 20 s)",
+    )
     audit.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     audit.set_defaults(run=_audit, sampler=name)
 
@@ -258,9 +267,9 @@ def _add_histogram_audit(targets: Any, name: str, target: AuditTarget) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    audit.add_argument("--n", type=int, required=True, help="rows per dataset")
+    audit.add_argument("--n", type=count, required=True, help="rows per dataset")
     audit.add_argument(
-        "--universe-size", type=int, required=True, metavar="M", help="|X| = M (at least 2)"
+        "--universe-size", type=count, required=True, metavar="M", help="|X| = M (at least 2)"
     )
     audit.add_argument("--epsilon", required=True, help="privacy budget 1/k, e.g. 1")
     audit.add_argument(
@@ -281,7 +290,7 @@ def _add_histogram_audit(targets: Any, name: str, target: AuditTarget) -> None:
     audit.add_argument("--ordered", action="store_true", help="enumerate every dataset of X^n")
     audit.add_argument(
         "--max-paths",
-        type=int,
+        type=natural,
         default=DEFAULT_MAX_PATHS,
         metavar="K",
         help=f"refuse above this many paths (default {DEFAULT_MAX_PATHS:,})",
@@ -309,13 +318,13 @@ def _add_compare(targets: Any) -> None:
         default="geometric",
         help="the exact distribution it claims (default geometric)",
     )
-    audit.add_argument("--n", type=int, required=True, help="outputs lie in [0, n]")
-    audit.add_argument("--count", type=int, required=True, help="the true count c in [0, n]")
+    audit.add_argument("--n", type=count, required=True, help="outputs lie in [0, n]")
+    audit.add_argument("--count", type=count, required=True, help="the true count c in [0, n]")
     audit.add_argument("--ratio", help="geometric: e^(eps/2) > 1, e.g. 2")
     audit.add_argument("--epsilon", help="geo, fast: the sampler's epsilon 1/k")
     audit.add_argument("--gamma", help="fast: FastSample's gamma 1/g")
     audit.add_argument(
-        "--samples", type=int, default=10_000, help="number of draws (default 10,000)"
+        "--samples", type=natural, default=10_000, help="number of draws (default 10,000)"
     )
     audit.add_argument(
         "--confidence",

@@ -24,7 +24,6 @@ from ..io.files import (
     csv_rows,
     decode_utf8,
     input_format,
-    json_int,
     read_bytes,
     text_rows,
     write_atomically,
@@ -33,6 +32,7 @@ from ..io.files import (
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.releases import bin_entry
 from ..io.universe import Universe, parse_universe
+from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, SystemRandomSource
 from ..params import exact_fraction
 from ..registry import DENSE_DEFAULT_LIMIT, MECHANISMS, READERS, default_mechanism, mechanism
@@ -160,13 +160,13 @@ def _release(args: argparse.Namespace) -> int:
             "finitedp": __version__,
             "mechanism": chosen,
             "parameters": {
-                "n": n,
-                "epsilon": str(privacy.epsilon),
+                "n": json_int(n),
+                "epsilon": rational(privacy.epsilon),
                 **{
-                    key: None if value is None else str(exact_fraction(value, key))
+                    key: None if value is None else rational(exact_fraction(value, key))
                     for key, value in options.items()
                 },
-                "beta": str(accuracy.beta),
+                "beta": rational(accuracy.beta),
                 "counter": args.counter,
             },
             "universe": universe.spec,

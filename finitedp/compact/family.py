@@ -62,6 +62,8 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import gmpy2
+
 from ..errors import ParameterError
 from ..oracle import RandomSource, draw
 from ..params import short_int
@@ -72,6 +74,7 @@ from .parallel import SHARED, fork_map, worker_count
 from .subproduct import Node, SubproductTree, interpolate, weights
 
 __all__ = [
+    "MAX_BINOMIAL_TABLE_BYTES",
     "METHODS",
     "UniverseMap",
     "dyadic_block",
@@ -97,6 +100,10 @@ def field_level_for(size: int) -> int:
     return j
 
 
+#: Above this many bytes :class:`UniverseMap` walks the binomials instead of tabulating them.
+MAX_BINOMIAL_TABLE_BYTES = 32 << 20
+
+
 class UniverseMap:
     """The injective public map ``phi`` from ``[1, 2^(2*3^j)]`` into ``K = GF2Field(j)``.
 
@@ -104,35 +111,50 @@ class UniverseMap:
     the number of bits set, then colexicographically (the combinatorial number
     system): points of a large universe have few bits set.
 
+    Only points up to ``points`` are mapped, so only the weights they reach are
+    prepared.  The binomials ``C(c, t)`` of those weights are tabulated when the
+    table is small; above :data:`MAX_BINOMIAL_TABLE_BYTES` (a universe of
+    thousands of bits) each ``phi(x)`` walks them instead, ``O(2*3^j)`` exact
+    products and divisions per point, and the map is the same.
+
     Args:
         level: ``j``.
+        points: the largest point that will be mapped (default: all ``2^(2*3^j)``).
     """
 
-    __slots__ = ("_binomial", "_starts", "_width")
+    __slots__ = ("_binomial", "_points", "_starts", "_width")
 
-    def __init__(self, level: int) -> None:
-        self._width = 2 * 3**level
-        w = self._width
-        # binomial[t][c] = C(c, t) for c in [0, w].
-        self._binomial = [[0] * (w + 1) for _ in range(w + 1)]
-        for c in range(w + 1):
-            self._binomial[0][c] = 1
-            for t in range(1, c + 1):
-                self._binomial[t][c] = self._binomial[t][c - 1] + self._binomial[t - 1][c - 1]
-        self._starts = [0]  # the rank of the first element of each weight
-        for t in range(w + 1):
-            self._starts.append(self._starts[-1] + self._binomial[t][w])
+    def __init__(self, level: int, points: int | None = None) -> None:
+        self._width = w = 2 * 3**level
+        self._points: int = (1 << w) if points is None else min(points, 1 << w)
+        self._starts = [0]  # the rank of the first element of each weight reached
+        weight = 0
+        while self._starts[-1] < self._points:
+            self._starts.append(self._starts[-1] + int(gmpy2.comb(w, weight)))
+            weight += 1
+        rows = len(self._starts) - 1
+        size = rows * (w + 1) * (self._starts[-1].bit_length() // 8 + 32)
+        self._binomial: list[list[int]] | None = None
+        if size <= MAX_BINOMIAL_TABLE_BYTES:
+            # binomial[t][c] = C(c, t) for c in [0, w] and the weights t reached.
+            self._binomial = [[0] * (w + 1) for _ in range(rows)]
+            for c in range(w + 1):
+                self._binomial[0][c] = 1
+                for t in range(1, min(c, rows - 1) + 1):
+                    self._binomial[t][c] = self._binomial[t][c - 1] + self._binomial[t - 1][c - 1]
 
     @property
     def size(self) -> int:
-        """``2^(2*3^j)``: the largest point mapped."""
-        return self._starts[-1]
+        """The largest point mapped (``2^(2*3^j)`` unless fewer were asked for)."""
+        return self._points
 
     def __call__(self, x: int) -> int:
-        """``phi(x)`` for ``x`` in ``[1, 2^(2*3^j)]``."""
+        """``phi(x)`` for ``x`` in ``[1, size]``."""
         rank = x - 1
         weight = bisect_left(self._starts, rank + 1) - 1
         rank -= self._starts[weight]
+        if self._binomial is None:
+            return _unrank(self._width, weight, rank)
         element, c = 0, self._width
         for t in range(weight, 0, -1):
             # The largest c with C(c, t) <= rank is the t-th smallest chosen position.
@@ -143,8 +165,27 @@ class UniverseMap:
         return element
 
     def max_weight(self, points: int) -> int:
-        """The most bits set in ``phi(x)`` for ``x <= points``."""
+        """The most bits set in ``phi(x)`` for ``x <= points`` (``points <= size``)."""
         return bisect_left(self._starts, points) - 1
+
+
+def _unrank(width: int, weight: int, rank: int) -> int:
+    """The ``rank``-th ``weight``-subset of ``[0, width)`` in colex order, as a bit mask.
+
+    The same greedy as the table (the largest ``c`` with ``C(c, t) <= rank``), with
+    ``C(c - 1, t) = C(c, t) (c - t) / c`` walking ``c`` down: each ``c`` is passed
+    once over all ``t``, so ``O(width)`` exact steps.
+    """
+    element, c = 0, width
+    for t in range(weight, 0, -1):
+        c -= 1
+        value: int = int(gmpy2.comb(c, t))
+        while value > rank:
+            value = value * (c - t) // c
+            c -= 1
+        element |= 1 << c
+        rank -= value
+    return element
 
 
 # -- Lemma 8.1 iv ---------------------------------------------------------------------
@@ -162,7 +203,8 @@ def universe_layout(n: int, universe_size: int, field: GF2Field) -> tuple[int, U
             f"d0: got 2^{field.degree}; the field must have at least max(|X|, n + 1) = "
             f"{short_int(max(universe_size, n + 1))} elements"
         )
-    return level, UniverseMap(level)
+    # Data points lie in [1, |X|]; the fillers are the n + 1 - |A| smallest others.
+    return level, UniverseMap(level, max(universe_size, 2 * n + 2))
 
 
 def sample_consistent(

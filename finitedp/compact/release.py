@@ -19,6 +19,7 @@ from ..counting.fastsample import FastSample
 from ..counting.geosample import GeoSample
 from ..errors import ParameterError
 from ..histograms.dataset import check_universe
+from ..jsonvalues import JsonFloat, decimal, json_int, load_json, parse_count, rational
 from ..params import short_int
 from .emptybin import EmptyBinSampler
 from .family import universe_layout
@@ -35,7 +36,7 @@ COMPACT_SCHEMA_VERSION = 1
 def _describe(sampler: CountingSampler) -> dict[str, Any] | None:
     """The JSON description of a library sampler, or None for another kind."""
     if isinstance(sampler, FastSample):
-        kind, extra = "fast", {"gamma": str(sampler.gamma)}
+        kind, extra = "fast", {"gamma": rational(sampler.gamma)}
     elif isinstance(sampler, GeoSample):
         kind, extra = "geo", {}
     else:
@@ -43,13 +44,25 @@ def _describe(sampler: CountingSampler) -> dict[str, Any] | None:
     ratio = sampler.noise
     return {
         "kind": kind,
-        "n": sampler.n,
-        "epsilon": str(sampler.epsilon),
+        "n": json_int(sampler.n),
+        "epsilon": rational(sampler.epsilon),
         **extra,
         "noise": sampler.mode,
-        "ratio": [str(ratio.a), str(ratio.b)],
-        "d": str(sampler.d),
+        "ratio": [decimal(ratio.a), decimal(ratio.b)],
+        "d": decimal(sampler.d),
     }
+
+
+def _count(value: object, name: str) -> int:
+    try:
+        return parse_count(value, name)
+    except ValueError as error:
+        raise ParameterError(str(error)) from None
+
+
+def _exact(value: object) -> object:
+    # Parameters are written as "p/q" strings; a JSON float is refused by type.
+    return float(value) if isinstance(value, JsonFloat) else value
 
 
 def _rebuild(spec: Any) -> CountingSampler:
@@ -58,14 +71,15 @@ def _rebuild(spec: Any) -> CountingSampler:
     try:
         kind, noise = spec["kind"], spec["noise"]
         sampler: CountingSampler
+        n = _count(spec["n"], "counter.n")
         if kind == "fast":
-            sampler = FastSample(spec["n"], spec["epsilon"], spec["gamma"], noise=noise)
+            sampler = FastSample(n, _exact(spec["epsilon"]), _exact(spec["gamma"]), noise=noise)
         elif kind == "geo":
-            sampler = GeoSample(spec["n"], spec["epsilon"], noise=noise)
+            sampler = GeoSample(n, _exact(spec["epsilon"]), noise=noise)
         else:
             raise ParameterError(f'counter.kind: got {kind!r}; expected "fast" or "geo"')
-        ratio = [str(sampler.noise.a), str(sampler.noise.b)]
-        if spec["ratio"] != ratio or spec["d"] != str(sampler.d):
+        ratio = [decimal(sampler.noise.a), decimal(sampler.noise.b)]
+        if spec["ratio"] != ratio or spec["d"] != decimal(sampler.d):
             raise ParameterError(
                 "counter: the stored ratio or d does not match the sampler these parameters "
                 "build; the release was made with other settings"
@@ -250,8 +264,8 @@ class CompactRelease:
             "type": "compact_histogram",
             "version": COMPACT_SCHEMA_VERSION,
             "l": self.level,
-            "universe_size": self._universe,
-            "n": self.n,
+            "universe_size": json_int(self._universe),
+            "n": json_int(self.n),
             "universe_map": {"subfield_level": self._sublevel, "order": "weight-colex"},
             "counter": spec,
             "coefficients": [format(a, f"0{digits}x") for a in self._coefficients],
@@ -269,12 +283,9 @@ class CompactRelease:
             ParameterError: wrong type or version, bad lengths, coefficients outside
                 the field, or parameters that do not fit together.
         """
-        try:
-            data = json.loads(text) if isinstance(text, str) else dict(text)
-        except json.JSONDecodeError as error:
-            raise ParameterError(f"not JSON: {error}") from None
-        if not isinstance(data, dict) or data.get("type") != "compact_histogram":
-            got = data.get("type") if isinstance(data, dict) else None
+        data = load_json(text, "release") if isinstance(text, str) else text
+        if not isinstance(data, Mapping) or data.get("type") != "compact_histogram":
+            got = data.get("type") if isinstance(data, Mapping) else None
             raise ParameterError(f"type: got {got!r}; expected 'compact_histogram'")
         if data.get("version") != COMPACT_SCHEMA_VERSION:
             raise ParameterError(
@@ -286,9 +297,9 @@ class CompactRelease:
             raise ParameterError(f"l: got {level!r}; it must be an int in [0, {MAX_LEVEL}]")
         field = GF2Field(level)
         sampler = _rebuild(data.get("counter"))
-        n = data.get("n")
+        n = _count(data.get("n"), "n")
         if n != sampler.n:
-            raise ParameterError(f"n: got {n!r}; the counter was built for n = {sampler.n}")
+            raise ParameterError(f"n: got {n}; the counter was built for n = {sampler.n}")
         raw = data.get("coefficients")
         if not isinstance(raw, list) or len(raw) != sampler.n + 1:
             size = len(raw) if isinstance(raw, list) else raw
@@ -313,9 +324,7 @@ class CompactRelease:
                 )
             coefficients.append(value)
         empty = EmptyBinSampler(sampler, field.order)
-        universe = data.get("universe_size")
-        if isinstance(universe, bool) or not isinstance(universe, int):
-            raise ParameterError(f"universe_size: got {universe!r}; it must be a positive int")
+        universe = _count(data.get("universe_size"), "universe_size")
         release = cls(level, universe, coefficients, empty)
         expected = {"subfield_level": release.subfield_level, "order": "weight-colex"}
         if data.get("universe_map") != expected:

@@ -30,8 +30,10 @@ class CountingSampler(ABC):
 
     __slots__ = ("_d", "_epsilon", "_n", "_ratio", "_zero_table")
 
-    #: How many values of ``F(0, z)`` :meth:`invert_many` keeps for empty bins.
+    #: How many values of ``F(0, z)`` :meth:`invert_many` keeps for empty bins...
     ZERO_TABLE_SIZE = 1024
+    #: ...and how many bytes they may take (fewer entries when ``d`` is large).
+    ZERO_TABLE_BYTES = 16 << 20
 
     def __init__(self, n: int, epsilon: Fraction, ratio: GeometricRatio, d: int) -> None:
         self._n = n
@@ -124,7 +126,8 @@ class CountingSampler(ABC):
         """
         table = self._zero_table
         if table is None:
-            size = min(self._n, self.ZERO_TABLE_SIZE)
+            fits = self.ZERO_TABLE_BYTES // (self._d.bit_length() // 8 + 1)
+            size = max(1, min(self._n, self.ZERO_TABLE_SIZE, fits))
             table = self._zero_table = [int(self.cdf(0, z)) for z in range(size)]
         last, search = table[-1], self._search
         return [

@@ -35,12 +35,20 @@ from typing import overload
 import gmpy2
 
 from ..errors import ParameterError
-from ..exactmath import ceil_log, least_such_that, min_power_at_least
-from ..params import check_count, check_positive_int, exact_fraction, inverse_natural
+from ..exactmath import ceil_log, ceil_log_ratio, min_power_at_least
+from ..params import (
+    check_count,
+    check_positive_int,
+    exact_fraction,
+    inverse_natural,
+    short_fraction,
+    short_int,
+)
 from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
+from ..resources import require_bits
 from .base import CountingSampler
 
-__all__ = ["FastSample", "paper_threshold", "tight_threshold"]
+__all__ = ["FastSample", "d_bits_bound", "paper_threshold", "tight_threshold"]
 
 
 def paper_threshold(n: int, epsilon: Fraction, gamma: Fraction) -> int:
@@ -59,11 +67,19 @@ def tight_threshold(n: int, ratio: GeometricRatio, gamma: Fraction) -> int:
     ``2 a^(t+1) (g - 1)(n + 1) <= (b - a) b^t``.
     """
     a, b, g = ratio.a, ratio.b, gamma.denominator
+    # Equivalently (b/a)^t >= 2 a (g - 1)(n + 1) / (b - a): a logarithm, found
+    # without powers of b/a (t may be far too large to raise anything to it).
+    return max(0, ceil_log_ratio(Fraction(b, a), Fraction(2 * a * (g - 1) * (n + 1), b - a)))
 
-    def holds(t: int) -> bool:
-        return bool(2 * a ** (t + 1) * (g - 1) * (n + 1) <= (b - a) * b**t)
 
-    return least_such_that(holds, 0)
+def d_bits_bound(n: int, ratio: GeometricRatio, gamma: Fraction, t: int) -> int:
+    """An upper bound on the bits of ``d = (n + 1)(a + b) b^t g``, without computing it."""
+    return (
+        (n + 1).bit_length()
+        + (ratio.a + ratio.b).bit_length()
+        + t * ratio.b.bit_length()
+        + gamma.denominator.bit_length()
+    )
 
 
 #: Above this size the search table is computed entry by entry when searched
@@ -131,6 +147,11 @@ class FastSample(CountingSampler):
         eps, ratio = resolve_noise(epsilon, noise, slack)
         gam = inverse_natural(gamma, "gamma", below_one=True)
         t = paper_threshold(n, eps, gam) if ratio.k is not None else tight_threshold(n, ratio, gam)
+        require_bits(
+            d_bits_bound(n, ratio, gam, t),
+            f"FastSample's integers (d = (n + 1)(a + b) b^t / gamma with t = {short_int(t)})",
+            f"epsilon = {short_fraction(eps)}, gamma = {short_fraction(gam)}, n = {n}",
+        )
         # The search compares Python ints: mixing them with mpz costs a conversion per operation.
         a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)
         dp = int((a + b) * b**t)
@@ -154,14 +175,18 @@ class FastSample(CountingSampler):
 
     def _search_table(self, a: gmpy2.mpz, b: gmpy2.mpz) -> list[int]:
         w, t, dp, k_mix = self._width, self._t, self._dp, self._k_mix
-        # Running powers: one small-by-big product each, instead of a pow per entry.
-        pa, pb = [gmpy2.mpz(1)], [gmpy2.mpz(1)]
-        for _ in range(t + 1):
-            pa.append(pa[-1] * a)
-            pb.append(pb[-1] * b)
-        top = pa[t + 1]
-        below = [pa[-j] * pb[t + 1 + j] - top for j in range(-w, 0)]
-        above = [dp - pa[j + 1] * pb[t - j] + top for j in range(w)]
+        # Both halves of the table use the same products p_i = a^i b^(t+1-i) for
+        # i = 1..w (below: j = -i; above: j = i - 1), so only those w are made,
+        # each from the last by one small product and one exact small division:
+        # memory O(w bits(d)) however large t is (t may exceed n, see the note).
+        top = a ** (t + 1)
+        products, p = [], a * b**t
+        for i in range(w):
+            products.append(p)
+            if i + 1 < w:
+                p = gmpy2.divexact(p * a, b)
+        below = [products[-j - 1] - top for j in range(-w, 0)]
+        above = [dp - products[j] + top for j in range(w)]
         return [int(j * dp + k_mix * f) for j, f in zip(range(-w, w), below + above, strict=True)]
 
     @property

@@ -26,8 +26,9 @@ from fractions import Fraction
 import gmpy2
 
 from ..exactmath import min_power_at_least
-from ..params import check_count, check_positive_int, probability
+from ..params import check_count, check_positive_int, probability, short_fraction
 from ..ratio import DEFAULT_SLACK, resolve_noise
+from ..resources import require_bits
 from .base import CountingSampler, bisect_cdf, ceil_log2_int
 from .geometric import GeometricMechanism
 
@@ -58,6 +59,11 @@ class GeoSample(CountingSampler):
     ) -> None:
         n = check_positive_int(n, "n")
         eps, ratio = resolve_noise(epsilon, noise, slack)
+        require_bits(
+            (ratio.a + ratio.b).bit_length() + (n - 1) * ratio.b.bit_length(),
+            "GeoSample's integers (d = (a + b) b^(n-1))",
+            f"n = {n}, epsilon = {short_fraction(eps)}",
+        )
         a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)
         # d = (a + b) b^(n-1); BV: (2^(k+1) + 1)(2^k + 1)^(n-1).
         super().__init__(n, eps, ratio, int((a + b) * b ** (n - 1)))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
+from ..jsonvalues import json_int, load_json, parse_count
 from ..params import short_int
 
 __all__ = ["RELEASE_SCHEMA_VERSION", "PartialHistogram"]
@@ -114,22 +115,27 @@ class PartialHistogram(Mapping[int, int]):
         return {
             "type": "partial_histogram",
             "version": RELEASE_SCHEMA_VERSION,
-            "universe_size": self.universe_size,
-            "bins": [[x, c] for x, c in self.bins],
+            "universe_size": json_int(self.universe_size),
+            "bins": [[json_int(x), json_int(c)] for x, c in self.bins],
         }
 
     def to_json(self) -> str:
-        """Serialise to a JSON string (integers may exceed 2^53: parse them as big ints)."""
+        """Serialise to a JSON string; integers above ``2^53`` are decimal strings."""
         return json.dumps(self.to_json_dict(), separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | Mapping[str, Any]) -> PartialHistogram:
         """Parse what :meth:`to_json` wrote.
 
+        Integers are read as JSON numbers or decimal strings (files written before
+        big integers became strings hold numbers); floats and bools are refused.
+
         Raises:
             ParameterError: wrong type tag or version, or malformed bins.
         """
-        data = json.loads(text) if isinstance(text, str) else text
+        data = load_json(text, "release") if isinstance(text, str) else text
+        if not isinstance(data, Mapping):
+            raise ParameterError("release: expected a JSON object")
         if data.get("type") != "partial_histogram":
             raise ParameterError(f"type: got {data.get('type')!r}; expected 'partial_histogram'")
         if data.get("version") != RELEASE_SCHEMA_VERSION:
@@ -137,8 +143,20 @@ class PartialHistogram(Mapping[int, int]):
                 f"version: got {data.get('version')!r}; this finitedp reads version "
                 f"{RELEASE_SCHEMA_VERSION}"
             )
+        if "universe_size" not in data or "bins" not in data:
+            missing = "universe_size" if "universe_size" not in data else "bins"
+            raise ParameterError(f"{missing}: missing from the release")
         try:
-            bins = tuple((int(x), int(c)) for x, c in data["bins"])
-        except (KeyError, TypeError, ValueError):
-            raise ParameterError("bins: expected a list of [x, count] pairs") from None
-        return cls(data["universe_size"], bins)
+            size = parse_count(data["universe_size"], "universe_size")
+            pairs = data["bins"]
+            if not isinstance(pairs, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 for pair in pairs
+            ):
+                raise ValueError("bins: expected a list of [x, count] pairs")
+            bins = tuple(
+                (parse_count(x, f"bins[{i}] x"), parse_count(c, f"bins[{i}] count"))
+                for i, (x, c) in enumerate(pairs)
+            )
+        except ValueError as error:
+            raise ParameterError(str(error)) from None
+        return cls(size, bins)

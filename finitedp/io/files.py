@@ -24,16 +24,11 @@ __all__ = [
     "csv_rows",
     "decode_utf8",
     "input_format",
-    "json_int",
     "read_bytes",
     "text_rows",
     "write_atomically",
     "write_stdout",
 ]
-
-#: Larger integers are written as decimal strings in JSON: many JSON parsers read
-#: numbers as doubles, exact only up to 2^53.
-JSON_SAFE_INT = 2**53
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -217,11 +212,6 @@ def write_atomically(path: str, data: bytes) -> None:
     """
     with atomic_path(path) as temporary, open(temporary, "wb") as stream:
         stream.write(data)
-
-
-def json_int(value: int) -> int | str:
-    """``value`` as a JSON number if doubles hold it exactly, else as a decimal string."""
-    return value if abs(value) <= JSON_SAFE_INT else str(value)
 
 
 def write_stdout(payload: bytes) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     pass
 
+from ..io.arguments import count
 from ..io.releases import read_document
 from .draw import _output_format, _require_matplotlib, plot_counting_pmfs, plot_release
 
@@ -53,10 +54,10 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
         "[0, n], FastSample), each with the clamped geometric overlaid. Numbers are exact: "
         "write 1/2 (or 0.5, read as exactly 1/2).",
     )
-    pmf.add_argument("--n", type=int, required=True, help="number of rows (outputs in [0, n])")
+    pmf.add_argument("--n", type=count, required=True, help="number of rows (outputs in [0, n])")
     pmf.add_argument("--epsilon", required=True, help="privacy budget, e.g. 1 or 1/2")
     pmf.add_argument("--gamma", required=True, help="FastSample's mixing weight 1/g, e.g. 1/4")
-    pmf.add_argument("--count", type=int, required=True, help="the true count c, in [0, n]")
+    pmf.add_argument("--count", type=count, required=True, help="the true count c, in [0, n]")
     pmf.add_argument("--noise", choices=["paper", "tight"], default="paper")
     pmf.add_argument("--log", action="store_true", help="logarithmic probability axis")
     pmf.add_argument("--out", required=True, metavar="FILE", help="FILE.png or FILE.svg")
