@@ -290,9 +290,12 @@ def simplest_between(low: Fraction, high: Fraction) -> Fraction:
 def ceil_ln(coefficient: Fraction | int, x: Fraction | int) -> int:
     """``ceil(coefficient * ln x)`` exactly, for rationals ``coefficient > 0`` and ``x > 0``.
 
-    It is the least integer ``A`` with ``e^(A / coefficient) >= x``, found by
-    exponential and binary search with :func:`compare_exp`.  BV's accuracy
-    tables are of this form, e.g. ``ceil(9/(2 eps) ln(2/beta))`` (Fig 3).
+    It is the least integer ``A`` with ``e^(A / coefficient) >= x``.  BV's
+    accuracy tables are of this form, e.g. ``ceil(9/(2 eps) ln(2/beta))`` (Fig 3).
+    ``coefficient * ln x`` is bracketed by :func:`ln_bounds` until the bracket
+    lies in one ``(A - 1, A]``; for ``x != 1`` it is never an integer
+    (``e^(A/coefficient)`` is irrational for ``A != 0``, Lindemann), so the
+    narrowing ends, after ``O(log log)`` rounds in the size of the answer.
 
     >>> ceil_ln(Fraction(9, 1), Fraction(2))    # 9 ln 2 = 6.238...
     7
@@ -304,12 +307,15 @@ def ceil_ln(coefficient: Fraction | int, x: Fraction | int) -> int:
     if coefficient <= 0 or x <= 0:
         raise ParameterError(f"ceil_ln: need coefficient > 0 and x > 0, got {coefficient}, {x}")
 
-    def enough(a: int) -> bool:
-        return compare_exp(x, Fraction(a) / coefficient) <= 0
-
-    if enough(0):  # the answer is 1 - (the least k >= 1 with not enough(-k))
-        return 1 - least_such_that(lambda k: not enough(-k), 1)
-    return least_such_that(enough, 1)
+    if x == 1:
+        return 0
+    precision = 64
+    while True:
+        low, high = ln_bounds(x, precision)
+        answer = -floor(-coefficient * high)
+        if coefficient * low > answer - 1:
+            return answer
+        precision *= 2
 
 
 def least_such_that(holds: Callable[[int], bool], start: int) -> int:

@@ -119,7 +119,7 @@ def parse_count(value: object, name: str) -> int:
     """
     if type(value) is int and value >= 0:
         return value
-    if isinstance(value, str):
+    if type(value) is str:
         return parse_uint(value, name)
     shown = str(value) if isinstance(value, JsonFloat) else repr(value)
     raise ValueError(f"{name}: got {shown:.80}; expected a non-negative integer")
@@ -139,18 +139,25 @@ def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def load_json(text: str, name: str) -> Any:
+def load_json(text: str, name: str, *, floats: bool = False) -> Any:
     """``json.loads`` for documents from users: any integer size, no floats, no depth crash.
 
     Integers of any length are read exactly (Python's own conversion stops at
     4,300 digits); numbers with a fraction or exponent become :class:`JsonFloat`;
     ``NaN`` and ``Infinity`` (which ``json`` accepts by default) are refused.
+    With ``floats=True`` such numbers are Python floats instead, for a schema
+    validator that must see them as numbers to refuse them.
 
     Raises:
         ParameterError: not JSON, or nested too deeply; the message names ``name``.
     """
     try:
-        return json.loads(text, parse_int=_to_int, parse_float=JsonFloat, parse_constant=_constant)
+        return json.loads(
+            text,
+            parse_int=_to_int,
+            parse_float=float if floats else JsonFloat,
+            parse_constant=_constant,
+        )
     except json.JSONDecodeError as error:
         raise ParameterError(f"{name}, line {error.lineno}: not JSON: {error.msg}") from None
     except ValueError as error:

@@ -134,3 +134,23 @@ def test_ln_bounds_bracket_with_relative_precision(x: Fraction, precision: int) 
     # e^low <= x <= e^high, decided exactly.
     assert compare_exp(x, low) >= 0 and compare_exp(x, high) <= 0
     assert high - low <= Fraction(4, 2**precision) * max(abs(low), abs(high))
+
+
+@given(
+    st.fractions(min_value=Fraction(1, 1000), max_value=1000),
+    st.fractions(min_value=Fraction(1, 10**12), max_value=10**12),
+)
+def test_ceil_ln_is_the_least_sufficient_integer(coefficient: Fraction, x: Fraction) -> None:
+    from finitedp.exactmath import ceil_ln
+
+    a = ceil_ln(coefficient, x)
+    assert compare_exp(x, a / coefficient) <= 0 < compare_exp(x, (a - 1) / coefficient)
+
+
+def test_ceil_ln_of_a_huge_argument_is_fast() -> None:
+    # CompactHistogram's accuracy at |X| = 256^1025 used to sum e^5700's series.
+    from finitedp.exactmath import ceil_ln
+
+    a = ceil_ln(Fraction(9, 2), Fraction(2**8200 * 10))
+    low, high = ln_bounds(Fraction(2**8200 * 10), 128)
+    assert a - 1 < Fraction(9, 2) * low and Fraction(9, 2) * high <= a

@@ -89,7 +89,8 @@ class ComparisonReport:
         ]
         for z in support:
             p, k = self.reference[z], self.counts.get(z, 0)
-            exact = str(p) if len(str(p)) <= 24 else f"~{float(p):.9g}"
+            exact = exact_text(p)
+            exact = exact if len(exact) <= 24 else f"~{float(p):.9g}"
             lines.append(f"    {z:>5}  {exact:<28} {k:>9}     {k / self.samples:.6f}")
         lines.append("")
         if self.outside:

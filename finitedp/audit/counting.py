@@ -13,6 +13,7 @@ from math import isqrt
 
 from ..checker.counting import CountingAudit, audit_counting
 from ..checker.measures import INFINITY
+from ..checker.plan import exact_text
 from ..counting.base import CountingSampler
 from ..errors import CheckerLimitError
 from ..exactmath import compare_exp
@@ -47,7 +48,7 @@ class CountingReport:
         if distributions:
             lines.append("Exact output distribution Pr[M(c, U) = z]:")
             for c, dist in enumerate(self.audit.distributions):
-                cells = ", ".join(f"{z}: {p}" for z, p in sorted(dist.items()))
+                cells = ", ".join(f"{z}: {exact_text(p)}" for z, p in sorted(dist.items()))
                 lines.append(f"  c = {c}: {{{cells}}}")
             lines.append("")
         lines.append("Claims (decided exactly):")
@@ -73,7 +74,7 @@ def _parameters(sampler: CountingSampler) -> list[str]:
 
 def _privacy_claims(sampler: CountingSampler, audit: CountingAudit) -> list[Claim]:
     ratio, (c0, c1) = audit.privacy_ratio, audit.worst_pair
-    found = f"max ratio over neighbouring counts = {ratio} (at c = {c0}, {c1})"
+    found = f"max ratio over neighbouring counts = {exact_text(ratio)} (at c = {c0}, {c1})"
     half = sampler.epsilon / 2
     within = ratio is not INFINITY and compare_exp(Fraction(ratio), half) <= 0  # type: ignore[arg-type]
     claims = [Claim(f"(eps/2, 0)-DP for counting queries: ratio <= e^({half})", found, within)]
@@ -132,7 +133,7 @@ def audit_counting_sampler(
         *_privacy_claims(sampler, audit),
         Claim(
             f"({a}, {b})-accuracy: min_c Pr[|M(c, U) - c| <= {a}] >= {1 - b}",
-            f"achieved {achieved}",
+            f"achieved {exact_text(achieved)}",
             achieved >= 1 - b,
         ),
         Claim(

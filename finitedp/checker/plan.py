@@ -238,9 +238,22 @@ def true_counts(data: Dataset, m: int) -> tuple[int, ...]:
 
 
 def exact_text(value: object) -> str:
-    """An exact value for a report line; very long fractions are shown by their size."""
-    text = str(value)
-    if len(text) <= 64 or not isinstance(value, Fraction):
-        return text
-    digits = (value.numerator.bit_length(), value.denominator.bit_length())
-    return f"<a fraction of {digits[0]}/{digits[1]} bits, about {float(value):.9g}>"
+    """An exact value for a report line; very long fractions and ints are shown by their size.
+
+    Sizes are looked at before any conversion to text, which Python refuses
+    beyond 4,300 digits.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if value.bit_length() <= 3000 else f"<a {value.bit_length()}-bit integer>"
+    if not isinstance(value, Fraction):
+        return str(value)
+    bits = (abs(value.numerator).bit_length(), value.denominator.bit_length())
+    if max(bits) <= 200:
+        text = str(value)
+        if len(text) <= 64:
+            return text
+    try:
+        about = f"{float(value):.9g}"  # display only
+    except OverflowError:
+        about = "beyond the range of a double"
+    return f"<a fraction of {bits[0]}/{bits[1]} bits, about {about}>"

@@ -28,6 +28,7 @@ output shared with ``plot`` are in :mod:`finitedp.io`.  Mechanisms are found in
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 
@@ -40,6 +41,15 @@ from .release import add_release
 from .vectors import add_vectors
 
 __all__ = ["main"]
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit and would report the broken pipe again.
+    import os
+
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,14 +74,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments after the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 on success, 1 when an audited claim fails, 2 on an input error.
+        The exit status: 0 on success, 1 when an audited claim fails, 2 on an input
+        error, 130 when interrupted (Ctrl-C), 141 when the output pipe closed.
 
     Raises:
         SystemExit: from argparse, for ``--help`` and malformed command lines.
     """
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         return int(args.run(args))
     except FiniteDPError as error:
         print(f"finitedp {args.command}: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C: the user knows; a traceback would only hide what was (not) written.
+        # Every file is written atomically, so nothing partial is left behind.
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``finitedp query ... | head``): nothing more to say.
+        _silence_stdout()
+        return 141

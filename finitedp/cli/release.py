@@ -20,6 +20,7 @@ from .. import __version__
 from ..entries import MechanismEntry, Option, ReleaseParameters
 from ..errors import FiniteDPError, ParameterError
 from ..io.files import (
+    STDOUT,
     check_out,
     csv_rows,
     decode_utf8,
@@ -133,6 +134,7 @@ def _release(args: argparse.Namespace) -> int:
     entry = _check_release_options(args)
     rng: RandomSource = SystemRandomSource() if args.seed is None else SeededSource(args.seed)
     check_out(args.out, args.input)
+    to_stdout = args.out in (None, STDOUT)
     kind = input_format(args.input, args.column, args.format)
     name = "<stdin>" if args.input == "-" else args.input
     with Progress(not args.quiet, DELAY_SECONDS) as progress:
@@ -181,7 +183,7 @@ def _release(args: argparse.Namespace) -> int:
         document["seeded"] = args.seed is not None
         progress.phase("writing the release")
         payload = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-        if args.out is not None:
+        if not to_stdout:
             write_atomically(args.out, payload)
     if args.seed is not None:
         print(
@@ -191,14 +193,14 @@ def _release(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if not args.quiet:
-        where = f"written to {args.out}" if args.out is not None else "on stdout"
+        where = "on stdout" if to_stdout else f"written to {args.out}"
         print(
             f"finitedp release: n = {n} rows; universe {universe.spec} with |X| = "
             f"{_show_size(size)} values; {chosen}, ({privacy.epsilon}, {privacy.delta})-DP; "
             f"release {where}",
             file=sys.stderr,
         )
-    if args.out is None:
+    if to_stdout:
         write_stdout(payload)
     return 0
 
@@ -289,7 +291,12 @@ def add_release(commands: Any) -> None:
         default="fast",
         help="counting sampler: FastSample (the theorems' choice) or GeoSample",
     )
-    release.add_argument("--out", metavar="PATH", help="write the JSON here instead of stdout")
+    release.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write the JSON here (atomically; - or no --out: stdout; a FIFO or device is "
+        "written through, a symlink's target is replaced)",
+    )
     release.add_argument(
         "--seed", metavar="HEX", help="deterministic noise from this seed: NOT private, tests only"
     )

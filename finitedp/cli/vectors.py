@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..io.files import atomic_path, check_out
+from ..io.files import STDOUT, atomic_path, check_out, write_stdout
 
 __all__ = ["add_vectors"]
 
@@ -23,7 +27,9 @@ def add_vectors(commands: Any) -> None:
     generate = actions.add_parser(
         "generate", help="write the deterministic vector file (atomically; exit 2 if it cannot)"
     )
-    generate.add_argument("--out", required=True, help="the JSON Lines file to write")
+    generate.add_argument(
+        "--out", required=True, help="the JSON Lines file to write (- for stdout)"
+    )
     generate.set_defaults(run=_vectors_generate)
     verify = actions.add_parser(
         "verify",
@@ -45,10 +51,20 @@ def _vectors_generate(args: argparse.Namespace) -> int:
     from .. import vectors
 
     check_out(args.out, "-")
-    with atomic_path(args.out) as temporary:
+    with atomic_path(args.out) if args.out != STDOUT else _stdout_file() as temporary:
         count = vectors.generate_to(temporary)
-    print(f"wrote {count} vectors to {args.out}")
+    report = sys.stderr if args.out == STDOUT else sys.stdout
+    print(f"wrote {count} vectors to {args.out}", file=report)
     return 0
+
+
+@contextlib.contextmanager
+def _stdout_file() -> Iterator[str]:
+    """A temporary file copied to standard output once complete (``--out -``)."""
+    with tempfile.TemporaryDirectory(prefix="finitedp-vectors-") as directory:
+        path = Path(directory) / "vectors.jsonl"
+        yield str(path)
+        write_stdout(path.read_bytes())
 
 
 def _vectors_verify(args: argparse.Namespace) -> int:

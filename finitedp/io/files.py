@@ -11,6 +11,8 @@ import contextlib
 import csv
 import io
 import os
+import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -19,6 +21,7 @@ from pathlib import Path
 from ..errors import ParameterError
 
 __all__ = [
+    "STDOUT",
     "atomic_path",
     "check_out",
     "csv_rows",
@@ -138,23 +141,53 @@ def input_format(path: str, column: str | None, chosen: str) -> str:
     return "csv" if column is not None or path.lower().endswith(".csv") else "text"
 
 
+#: ``--out -`` means standard output, as in most command-line tools.
+STDOUT = "-"
+
+
+def _existing_kind(path: Path) -> str:
+    """``"missing"``, ``"regular"``, ``"stream"`` (a FIFO or character device), or ``"other"``."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as error:
+        raise ParameterError(f"--out: cannot use {path}: {error.strerror or error}") from None
+    if stat.S_ISREG(mode):
+        return "regular"
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return "stream"
+    return "directory" if stat.S_ISDIR(mode) else "other"
+
+
 def check_out(out: str | None, inputs: str) -> None:
     """Refuse an ``--out`` that cannot be written, before any work is done.
 
+    A symbolic link is judged by what it points to (its target is written, the
+    link stays).  ``-`` (standard output), a FIFO and a character device such
+    as ``/dev/null`` are written through; a socket or block device is refused.
+
     Raises:
         ParameterError: ``--out`` is a directory, its directory does not exist,
-            or it is the input file (the release would replace the data).
+            it is a socket or block device, or it is the input file (the release
+            would replace the data).
     """
-    if out is None:
+    if out is None or out == STDOUT:
         return
-    target = Path(out)
-    if target.is_dir():
+    target = Path(os.path.realpath(out))
+    kind = _existing_kind(target)
+    if kind == "directory":
         raise ParameterError(f"--out: {out} is a directory; give a file name")
-    if not target.absolute().parent.is_dir():
+    if kind == "other":
+        raise ParameterError(
+            f"--out: {out} is neither a regular file, a FIFO nor a character device; "
+            f"refusing to write to it"
+        )
+    if kind == "missing" and not target.parent.is_dir():
         raise ParameterError(f"--out: the directory of {out} does not exist")
-    if inputs != "-" and target.exists():
+    if inputs != "-" and kind != "missing":
         with contextlib.suppress(OSError):
-            if os.path.samefile(out, inputs):
+            if os.path.samefile(target, inputs):
                 raise ParameterError(
                     f"--out: {out} is the input file; refusing to replace the data"
                 )
@@ -162,38 +195,51 @@ def check_out(out: str | None, inputs: str) -> None:
 
 @contextlib.contextmanager
 def atomic_path(path: str) -> Iterator[str]:
-    """A temporary file in the directory of ``path`` that replaces ``path`` on success.
+    """A temporary file that becomes ``path`` when the block ends normally.
 
-    The caller writes the temporary file (named by the yielded path); when the
-    block ends normally the file is flushed to disk and renamed to ``path``. The
-    file appears complete or not at all: ``os.replace`` is atomic within a file
-    system, and the temporary file is removed on any error.  The result keeps the
-    mode of the file it replaces, else gets the usual ``0o666 & ~umask``.
+    The caller writes the temporary file (named by the yielded path).  For a
+    regular file (or a new one) the temporary file lies in the same directory
+    and is flushed to disk and renamed onto ``path``: the file appears complete
+    or not at all (``os.replace`` is atomic within a file system), and the result
+    keeps the mode of the file it replaces, else gets ``0o666 & ~umask``.  A
+    symbolic link is followed: its target is replaced, the link is kept.  A FIFO
+    or character device (``/dev/null``, a terminal) is never replaced: the
+    finished bytes are written through it.  The temporary file is removed on any
+    error, so nothing is written unless the whole output exists.
 
     Raises:
         ParameterError: the file cannot be written (the message names it and says
             why), including an ``OSError`` raised inside the block.
     """
-    target = Path(path)
-    try:
+    target = Path(os.path.realpath(path))
+    kind = _existing_kind(target)
+    if kind in ("directory", "other"):
+        check_out(path, "-")  # raises the message for this kind
+    mode = 0o666
+    if kind == "regular":
         mode = target.stat().st_mode & 0o777
-    except OSError:
+    else:
         umask = os.umask(0)  # reading the umask means setting it; restore at once
         os.umask(umask)
-        mode = 0o666 & ~umask
+        mode &= ~umask
+    # A device's directory (/dev) is no place for a temporary file.
+    where = None if kind == "stream" else target.parent
     try:
-        handle, temporary = tempfile.mkstemp(
-            dir=target.absolute().parent, prefix=f".{target.name}.", suffix=".tmp"
-        )
+        handle, temporary = tempfile.mkstemp(dir=where, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
         raise ParameterError(f"--out: cannot write {path}: {error.strerror or error}") from None
     try:
         os.close(handle)
         yield temporary
+        if kind == "stream":
+            with open(temporary, "rb") as source, open(target, "wb") as sink:
+                shutil.copyfileobj(source, sink)
+            os.unlink(temporary)
+            return
         with open(temporary, "rb+") as stream:
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

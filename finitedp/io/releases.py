@@ -5,11 +5,11 @@ The release's JSON ``"type"`` selects its reader in :data:`finitedp.registry.REA
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..entries import Counts, ReleaseReader
 from ..errors import ParameterError
+from ..jsonvalues import load_json, parse_count
 from ..params import short_int
 from ..registry import reader
 from .files import decode_utf8, read_bytes
@@ -19,15 +19,16 @@ __all__ = ["bin_entry", "load_release", "parse_document", "read_document"]
 
 
 def parse_document(text: str, name: str) -> Any:
-    """``json.loads(text)``.
+    """The JSON of a document, read by :func:`finitedp.jsonvalues.load_json`.
+
+    Integers of any size are exact, numbers with a fraction part are kept as
+    text (so validators refuse them), ``NaN``/``Infinity`` and very deep
+    nesting are errors.
 
     Raises:
         ParameterError: not JSON; the message names ``name`` and the line.
     """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ParameterError(f"{name}, line {error.lineno}: not JSON: {error.msg}") from None
+    return load_json(text, name)
 
 
 def read_document(path: str) -> Any:
@@ -70,7 +71,26 @@ def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseRea
             f"{name}: the universe {universe.spec} has {short_int(universe.size)} values but "
             f"the release has {short_int(release.universe_size)} bins"
         )
+    if "release" in document and found.lists_bins:
+        _check_counts(document, release, name)
     return release, universe, found
+
+
+def _check_counts(document: dict[str, Any], release: Counts, name: str) -> None:
+    """A listed count above the release's ``n`` cannot come from any mechanism: refuse it."""
+    parameters = document.get("parameters")
+    if not isinstance(parameters, dict) or "n" not in parameters:
+        raise ParameterError(f"{name}: parameters.n: missing; a release states its n")
+    try:
+        n = parse_count(parameters["n"], "parameters.n")
+    except ValueError as error:
+        raise ParameterError(f"{name}: {error}") from None
+    for x, count in getattr(release, "bins", ()):
+        if count > n:
+            raise ParameterError(
+                f"{name}: bin {short_int(x)}: count {short_int(count)} is above n = "
+                f"{short_int(n)}; a release's counts lie in [0, n], so this file was altered"
+            )
 
 
 def bin_entry(universe: Universe, x: int, count: int) -> dict[str, Any]:

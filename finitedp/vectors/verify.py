@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..entries import JSON
+from ..errors import ParameterError
+from ..jsonvalues import load_json
 from .records import verify_counting, verify_recorded
 
 __all__ = ["VerifyResult", "load_schema", "schema_errors", "verify", "verify_file", "verify_vector"]
@@ -116,8 +118,9 @@ class VerifyResult:
         if self.ok:
             return f"ok: {self.checked} vectors verified"
         name = f" (id {self.vector_id})" if self.vector_id is not None else ""
-        where = f"line {self.line}{name}: " if self.line is not None else ""
-        return f"FAILED at {where}{self.reason}"
+        if self.line is None:
+            return f"FAILED: {self.reason}"
+        return f"FAILED at line {self.line}{name}: {self.reason}"
 
 
 def verify(path: str | Path) -> VerifyResult:
@@ -144,9 +147,9 @@ def verify(path: str | Path) -> VerifyResult:
             if not line.endswith("\n") or line.endswith("\r\n"):
                 return VerifyResult(False, checked, number, None, "lines must end with \\n")
             try:
-                vector = json.loads(line)
-            except json.JSONDecodeError as error:
-                return VerifyResult(False, checked, number, None, f"not JSON: {error}")
+                vector = load_json(line, "vector", floats=True)
+            except ParameterError as error:
+                return VerifyResult(False, checked, number, None, str(error))
             if isinstance(vector, dict) and isinstance(vector.get("id"), str):
                 vector_id = vector["id"]
             if vector_id is not None and vector_id in seen:
