@@ -77,6 +77,8 @@ def _check_domain(d: object) -> int:
 
 
 _BUFFER_BYTES = 1 << 16
+#: The largest single read of :meth:`SystemRandomSource.uniform_many`.
+_CHUNK_BYTES = 1 << 22
 _LIVE_SYSTEM_SOURCES: weakref.WeakSet[SystemRandomSource] = weakref.WeakSet()
 
 
@@ -139,11 +141,16 @@ class SystemRandomSource:
                 return x % d + 1
 
     def uniform_many(self, d: int, count: int) -> list[int]:
-        """``count`` independent draws ``uniform(d)``, with one read from the OS."""
+        """``count`` independent draws ``uniform(d)``, read from the OS in bounded chunks.
+
+        Each read is at most :data:`_CHUNK_BYTES` (or one draw, if larger), so the
+        memory is that of the draws returned, not ``width * count`` bytes at once.
+        """
         _, width, limit = self._plan(d)
+        per_read = max(1, _CHUNK_BYTES // width)
         out: list[int] = []
         while len(out) < count:
-            block = os.urandom(width * (count - len(out)))
+            block = os.urandom(width * min(per_read, count - len(out)))
             for start in range(0, len(block), width):
                 x = int.from_bytes(block[start : start + width], "big")
                 if x < limit:

@@ -126,6 +126,8 @@ def test_paper_t_matches_alg_4_11() -> None:
     assert FastSample(10, "1/2", "1/4").t == 89
     # n = 1, eps = 1, gamma = 1/2: 8 * 2 * (1/2) * 1 * 2 = 16 -> 4 -> ceil(18) - 1 = 17.
     assert FastSample(1, 1, "1/2").t == 17
+    # 9/(2 eps) * log-term odd: ceil(45/2) - 1 = 22, not 21.
+    assert FastSample(3, 1, "1/2").t == 22
     s = FastSample(3, "1/2", "1/8")
     assert s.d_prime == (2 ** (s.k + 1) + 1) * (2**s.k + 1) ** s.t  # type: ignore[operator]
     assert s.d == 4 * s.d_prime * 8

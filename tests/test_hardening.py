@@ -306,3 +306,32 @@ def test_fraction_in_reports_never_hits_the_digit_limit() -> None:
     huge = Fraction(3**20000, 2**40000)
     assert exact_text(huge).startswith("<a fraction of")
     assert exact_text(Fraction(1, 3)) == "1/3"
+
+
+# -- pins for mutations the suite did not notice ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("n", "delta", "beta0", "gamma"),
+    [
+        (400, "1/8", "1/10", Fraction(1, 8000)),  # beta0/(2n) = 1/8000 < delta/4 = 1/32
+        (400, "1/1000", "1/2", Fraction(1, 4000)),  # delta/4 = 1/4000 < beta0/(2n) = 1/1600
+    ],
+)
+def test_stability_gamma_is_min_of_beta0_over_2n_and_delta_over_4(
+    n: int, delta: str, beta0: str, gamma: Fraction
+) -> None:
+    from finitedp import FastSample, StabilityHistogram
+
+    sampler = StabilityHistogram(n, 5, 1, delta, beta0).sampler
+    assert isinstance(sampler, FastSample) and sampler.gamma == gamma
+
+
+def test_compact_field_level_counts_30_d_over_epsilon() -> None:
+    # Thm 8.6: L = 2 * 3^l with l = ceil(log3(ceil(log2 max(|X|, 30 d/eps)) / 2)).
+    # On a small universe the 30 d / eps term decides l; without it l would be 0 or 1.
+    from finitedp import CompactHistogram
+
+    mech = CompactHistogram(1, 4, 1, counter="geo")  # GeoSample: d = 5, 30 d / eps = 150
+    assert mech.sampler.d == 5
+    assert mech.level == 2  # log2(150) > 6 = 2 * 3^1; log2(5) would give l = 1

@@ -859,7 +859,37 @@ def test_system_uniform_many_maps_bytes_like_uniform(monkeypatch: pytest.MonkeyP
     width = ((d - 1).bit_length() + 64 + 7) // 8  # bitlength(d - 1) + 64 bits, in whole bytes
     limit = (1 << (8 * width)) - (1 << (8 * width)) % d
     blocks = [(limit - 1).to_bytes(width, "big"), limit.to_bytes(width, "big"), bytes(width)]
-    feed = iter([b"".join(blocks), bytes(width)])
+    feed = iter([b"".join(blocks), (2).to_bytes(width, "big")])
     monkeypatch.setattr(oracle.os, "urandom", lambda k: next(feed)[:k])
-    # limit - 1 is accepted, limit is rejected, 0 maps to 1; the rejected slot is redrawn.
-    assert draws(SystemRandomSource(), d, 3) == [(limit - 1) % d + 1, 1, 1]
+    # limit - 1 is accepted, limit is rejected, 0 maps to 1; the rejected slot is
+    # redrawn from a block mapping to 3, so accepting `limit` (it maps to 1) would show.
+    assert draws(SystemRandomSource(), d, 3) == [(limit - 1) % d + 1, 1, 3]
+
+
+def test_system_uniform_rejects_at_the_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = 6
+    width = ((d - 1).bit_length() + 64 + 7) // 8
+    limit = (1 << (8 * width)) - (1 << (8 * width)) % d
+    stream = limit.to_bytes(width, "big") + (2).to_bytes(width, "big")
+    monkeypatch.setattr(oracle.os, "urandom", lambda k: stream.ljust(k, b"\0"))
+    assert SystemRandomSource().uniform(d) == 3  # `limit` itself (mapping to 1) is rejected
+
+
+def test_system_uniform_many_reads_in_bounded_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Same bytes, same draws, whatever the chunk size; no read above the chunk.
+    import hashlib
+
+    stream = hashlib.shake_256(b"chunks").digest(1 << 16)
+    reads: list[int] = []
+
+    def urandom(k: int) -> bytes:
+        start = sum(reads)
+        reads.append(k)
+        return stream[start : start + k]
+
+    monkeypatch.setattr(oracle.os, "urandom", urandom)
+    whole = SystemRandomSource().uniform_many(10**6, 500)
+    reads.clear()
+    monkeypatch.setattr(oracle, "_CHUNK_BYTES", 100)
+    chunked = SystemRandomSource().uniform_many(10**6, 500)
+    assert chunked == whole and max(reads) <= 100 and len(reads) >= 500 * 11 // 100

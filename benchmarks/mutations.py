@@ -1,0 +1,131 @@
+"""Mutation check: each listed one-token weakening of the code must fail some test.
+
+Run: ``python benchmarks/mutations.py`` (from the repository root; about a minute).
+
+Each mutation changes one comparison or constant that a proof relies on, runs
+the named test files, and restores the file.  A mutation that survives (every
+test still passes) is a missing test: the script prints it and exits with 1.
+The list records the weakenings that once went unnoticed (hardening issue);
+add to it whenever a boundary is found unpinned.
+
+Left out because equivalent (no test can kill them): FastSample's
+``shifted <= (high + 1) * dp`` as ``<`` (at equality the division that follows
+returns ``high`` too; the test exists to bound the quotient's range).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Mutation:
+    path: str
+    after: str  # the mutation is applied to the first `old` after this anchor
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+MUTATIONS = (
+    Mutation(
+        "finitedp/oracle.py",
+        "def uniform_many",
+        "if x < limit",
+        "if x <= limit",
+        ("tests/test_oracle.py",),
+    ),
+    Mutation(
+        "finitedp/oracle.py",
+        "Return a uniform integer in ``[1, d]`` (rejection",
+        "if x < limit",
+        "if x <= limit",
+        ("tests/test_oracle.py",),
+    ),
+    Mutation(
+        "finitedp/counting/fastsample.py",
+        "def _search",
+        "if u <= low * dp:",
+        "if u < low * dp:",
+        ("tests/test_fastsample.py",),
+    ),
+    Mutation(
+        "finitedp/compact/histogram.py",
+        "bits = ceil_log(",
+        "max(self._universe, 30 * self._sampler.d * eps.denominator)",
+        "max(self._universe, self._sampler.d * eps.denominator)",
+        ("tests/test_hardening.py", "tests/test_compact.py"),
+    ),
+    Mutation(
+        "finitedp/histograms/mechanisms.py",
+        "gamma = min(",
+        "self._delta / 4)",
+        "self._delta / 2)",
+        ("tests/test_hardening.py", "tests/test_section5.py"),
+    ),
+    Mutation(
+        "finitedp/histograms/mechanisms.py",
+        "gamma = min(",
+        "self._beta0 / (2 * self._n)",
+        "self._beta0 / self._n",
+        ("tests/test_hardening.py", "tests/test_section5.py"),
+    ),
+    Mutation(
+        "finitedp/counting/fastsample.py",
+        "def paper_threshold",
+        "return (9 * m * log_term + 1) // 2 - 1",
+        "return (9 * m * log_term) // 2 - 1",
+        ("tests/test_fastsample.py",),
+    ),
+)
+
+
+def _apply(mutation: Mutation) -> tuple[Path, str]:
+    path = ROOT / mutation.path
+    text = path.read_text(encoding="utf-8")
+    anchor = text.index(mutation.after)
+    at = text.index(mutation.old, anchor)
+    path.write_text(text[:at] + mutation.new + text[at + len(mutation.old) :], encoding="utf-8")
+    return path, text
+
+
+def main() -> int:
+    survivors = []
+    for mutation in MUTATIONS:
+        path, original = _apply(mutation)
+        try:
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-x",
+                    "-p",
+                    "no:cacheprovider",
+                    *mutation.tests,
+                ],
+                cwd=ROOT,
+                capture_output=True,
+                check=False,
+            )
+        finally:
+            path.write_text(original, encoding="utf-8")
+        killed = result.returncode != 0
+        print(
+            f"{'killed ' if killed else 'SURVIVED'}  {mutation.path}: "
+            f"{mutation.old!r} -> {mutation.new!r}"
+        )
+        if not killed:
+            survivors.append(mutation)
+    print(f"{len(MUTATIONS) - len(survivors)} of {len(MUTATIONS)} mutations killed")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
