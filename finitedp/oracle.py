@@ -192,7 +192,13 @@ class SeededSource:
             try:
                 seed = bytes.fromhex(seed)
             except ValueError:
-                message = f"seed: got {seed!r}; a string seed must be hexadecimal"
+                shown = repr(seed) if len(seed) <= 40 else f"{seed[:40]!r}..."
+                digits = set("0123456789abcdefABCDEF")
+                if all(c in digits for c in seed) and len(seed) % 2:
+                    why = f"it has {len(seed)} hex digits; write whole bytes (an even number)"
+                else:
+                    why = "a string seed must be hexadecimal (two digits per byte)"
+                message = f"seed: got {shown}; {why}"
                 raise OracleError(message) from None
         if not isinstance(seed, bytes):
             raise OracleError(f"seed: got {type(seed).__name__}; use bytes or a hex string")

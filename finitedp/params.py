@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import re
 from fractions import Fraction
+
+import gmpy2
 
 from .errors import FloatParameterError, ParameterError, ParameterTypeError
 
@@ -115,15 +118,42 @@ def exact_fraction(value: object, name: str) -> Fraction:
     if isinstance(value, numbers.Rational):
         return Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, str):
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise ParameterError(
-                f'{name}: got {value!r}, which is not an exact number; write it as "a/b"'
-            ) from None
+        return _parse_exact(value, name)
     raise ParameterTypeError(
         f'{name}: got {_describe(value)}; use an int, a Fraction or a string such as "1/2"'
     )
+
+
+# ASCII only: Fraction() itself also takes "1_0" and digits of other scripts ("\uff11").
+_RATIO = re.compile(r"([+-]?)([0-9]+)/([0-9]+)")
+_DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,4}))?")
+
+
+def _parse_exact(text: str, name: str) -> Fraction:
+    """``"a/b"``, ``"-3"``, ``"0.25"`` or ``"1e-3"`` (ASCII; exponents up to 4 digits) exactly."""
+    stripped = text.strip()
+    ratio = _RATIO.fullmatch(stripped)
+    decimal = None if ratio else _DECIMAL.fullmatch(stripped)
+    if ratio and ratio.group(3).strip("0"):  # a zero denominator is no number
+        sign = -1 if ratio.group(1) == "-" else 1
+        return Fraction(sign * _big_int(ratio.group(2)), _big_int(ratio.group(3)))
+    if decimal and (decimal.group(2) or decimal.group(3)):
+        sign = -1 if decimal.group(1) == "-" else 1
+        whole, part = decimal.group(2) or "0", decimal.group(3) or ""
+        value = Fraction(sign * _big_int(whole + part), 10 ** len(part))
+        exponent = int(decimal.group(4) or 0)
+        scale: int = 10 ** abs(exponent)
+        return value * scale if exponent >= 0 else value / scale
+    shown = repr(text) if len(text) <= 60 else f"{text[:60]!r}... ({len(text):,} characters)"
+    raise ParameterError(
+        f'{name}: got {shown}, which is not an exact number; write it as "a/b" '
+        f'(ASCII digits) or a decimal such as "0.25"'
+    )
+
+
+def _big_int(digits: str) -> int:
+    # int() refuses more than 4,300 digits (sys.set_int_max_str_digits); GMP does not.
+    return int(digits) if len(digits) <= 4000 else int(gmpy2.mpz(digits, 10))
 
 
 def positive_fraction(value: object, name: str) -> Fraction:

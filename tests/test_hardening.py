@@ -332,6 +332,79 @@ def test_compact_field_level_counts_30_d_over_epsilon() -> None:
     # On a small universe the 30 d / eps term decides l; without it l would be 0 or 1.
     from finitedp import CompactHistogram
 
-    mech = CompactHistogram(1, 4, 1, counter="geo")  # GeoSample: d = 5, 30 d / eps = 150
-    assert mech.sampler.d == 5
-    assert mech.level == 2  # log2(150) > 6 = 2 * 3^1; log2(5) would give l = 1
+    mech = CompactHistogram(1, 4, 1, counter="geo")  # GeoSample: d = 9, 30 d / eps = 270
+    assert mech.sampler.d == 9
+    assert mech.level == 2  # ceil(log2 270) = 9 > 6 = 2 * 3^1; log2(9) alone gives l = 1
+
+
+# -- items 7, 8, 9, 11 ---------------------------------------------------------------------
+
+
+def test_public_helpers_return_fractions_for_int_arguments() -> None:
+    from finitedp.histograms.bounds import per_query_lower_bound, stability_threshold
+    from finitedp.histograms.sparse import pure_sparse_delta
+
+    delta = pure_sparse_delta(1, Fraction(1, 4), 2, 10)  # type: ignore[arg-type]
+    assert isinstance(delta, Fraction) and delta == Fraction(1, 10800)
+    assert stability_threshold("geo", 1, Fraction(1, 100)) == stability_threshold(  # type: ignore[arg-type]
+        "geo", Fraction(1), Fraction(1, 100)
+    )
+    with pytest.raises(TypeError, match="float"):
+        per_query_lower_bound(0.5, 0, Fraction(1, 4), 10)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("noise_seed", [b"a", b"b", b"c"])
+def test_basic_histogram_validates_bins_before_any_draw(noise_seed: bytes) -> None:
+    from finitedp import GeoSample, SeededSource
+    from finitedp.histograms.basic import basic_histogram
+
+    sampler = GeoSample(3, 1)
+    cases = (([2.5], TypeError), ([True], TypeError), ([0], ValueError), ("12", TypeError))
+    for bad, error in cases:
+        with pytest.raises(error, match="bins"):
+            basic_histogram(sampler, [1, 2, 3], 5, bad, SeededSource(noise_seed))  # type: ignore[arg-type]
+
+
+def test_ragged_csv_record_is_an_error_naming_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cities.csv"
+    path.write_text("city\nParis\nWashington, D.C.\n", encoding="utf-8")
+    argv = ["release", str(path), "--column", "city", "--universe", "utf8:20", "--epsilon", "1"]
+    status, out, err = run(argv, capsys)
+    assert status == 2 and out == ""
+    assert "line 3: the record has 2 fields but the header has 1" in err
+
+
+def test_multi_line_record_error_names_its_first_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "notes.csv"
+    path.write_text('a,b\n1,"two\nlines",extra\n', encoding="utf-8")
+    argv = ["release", str(path), "--column", "a", "--universe", "int:5", "--epsilon", "1"]
+    status, _, err = run(argv, capsys)
+    assert status == 2 and "line 2:" in err
+
+
+@pytest.mark.parametrize("text", ["\uff11/\uff12", "1_0", "1e99999", "1/0", "0x10"])
+def test_exact_numbers_are_ascii_and_bounded(text: str) -> None:
+    from finitedp.params import exact_fraction
+
+    with pytest.raises(ParameterError, match="not an exact number"):
+        exact_fraction(text, "epsilon")
+
+
+def test_long_parameters_are_parsed_and_not_echoed(capsys: pytest.CaptureFixture[str]) -> None:
+    from finitedp.params import exact_fraction
+
+    assert exact_fraction("1/" + "1" + "0" * 5000, "epsilon") == Fraction(1, 10**5000)
+    status, _, err = run(["audit", "geo", "--n", "3", "--epsilon", "1/" + "9" * 5000 + "x"], capsys)
+    assert status == 2 and "5,003 characters" in err and len(err) < 400
+
+
+def test_odd_length_seed_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    from finitedp import SeededSource
+    from finitedp.errors import OracleError
+
+    with pytest.raises(OracleError, match="3 hex digits; write whole bytes"):
+        SeededSource("abc")

@@ -295,9 +295,12 @@ def test_seeded_repr_round_trips() -> None:
     assert SeededSource(source.seed.hex()).uniform(10**30) == source.uniform(10**30)
 
 
-@pytest.mark.parametrize("seed", ["xyz", "abc", "0g"])
-def test_non_hex_string_seed_is_refused(seed: str) -> None:
-    with pytest.raises(OracleError, match="hexadecimal"):
+@pytest.mark.parametrize(
+    ("seed", "why"),
+    [("xyz", "hexadecimal"), ("abc", "3 hex digits; write whole bytes"), ("0g", "hexadecimal")],
+)
+def test_non_hex_string_seed_is_refused(seed: str, why: str) -> None:
+    with pytest.raises(OracleError, match=why):
         SeededSource(seed)
 
 

@@ -10,13 +10,14 @@ in increasing order of ``x``.  The set of bins must not depend on the data
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping
 
 from ..counting.base import CountingSampler
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError
 from ..oracle import RandomSource, default_source
 from ..params import short_int
-from .dataset import check_dataset, true_counts
+from .dataset import check_dataset, check_universe, true_counts
 from .release import PartialHistogram
 
 __all__ = ["basic_histogram", "noisy_counts"]
@@ -61,6 +62,7 @@ def basic_histogram(
     Raises:
         ParameterError: bad data, or a bin outside ``[1, m]``.
     """
+    universe_size = check_universe(universe_size)
     rows = check_dataset(data, sampler.n, universe_size)
     chosen = range(1, universe_size + 1) if bins is None else _check_bins(bins, universe_size)
     noisy = noisy_counts(sampler, true_counts(rows), chosen, rng or default_source())
@@ -68,8 +70,22 @@ def basic_histogram(
 
 
 def _check_bins(bins: Iterable[int], universe_size: int) -> list[int]:
-    chosen = sorted(set(bins))
-    if chosen and not (chosen[0] >= 1 and chosen[-1] <= universe_size):
-        bad = chosen[0] if chosen[0] < 1 else chosen[-1]
-        raise ParameterError(f"bins: {short_int(bad)} is outside [1, {short_int(universe_size)}]")
-    return chosen
+    """``A`` sorted and de-duplicated, every element an int in ``[1, m]``, checked up front.
+
+    A float, bool or out-of-range bin is refused whatever the noise would have
+    been (before any draw), so the error does not depend on the randomness.
+    """
+    if isinstance(bins, str | bytes) or not isinstance(bins, Iterable):
+        raise ParameterTypeError(f"bins: got {type(bins).__name__}; give an iterable of ints")
+    chosen = []
+    for x in bins:
+        if type(x) is not int:
+            if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+                raise ParameterTypeError(f"bins: got {x!r} (a {type(x).__name__}); bins are ints")
+            x = int(x)
+        if not 1 <= x <= universe_size:
+            raise ParameterError(
+                f"bins: {short_int(x)} is outside [1, {short_int(universe_size)}]"
+            )
+        chosen.append(x)
+    return sorted(set(chosen))

@@ -22,6 +22,8 @@ from fractions import Fraction
 from ..errors import ParameterError
 from ..exactmath import ceil_ln
 from ..guarantees import Accuracy
+from ..params import check_positive_int, exact_fraction, positive_fraction
+from .dataset import check_universe
 
 __all__ = [
     "basic_accuracy",
@@ -49,6 +51,8 @@ def basic_accuracy(counter: str, epsilon: Fraction, beta: Fraction, universe_siz
     For FastSample the per-query bound needs ``beta >= 2 gamma`` and the
     simultaneous one ``beta >= beta0``; the caller checks those ranges.
     """
+    epsilon, beta = positive_fraction(epsilon, "epsilon"), positive_fraction(beta, "beta")
+    universe_size = check_universe(universe_size)
     c, m = _scale(counter, epsilon), universe_size
     if counter == "fast":
         per_query, simultaneous = ceil_ln(c, 2 / beta), ceil_ln(c, 2 * m / beta)
@@ -59,6 +63,7 @@ def basic_accuracy(counter: str, epsilon: Fraction, beta: Fraction, universe_siz
 
 def stability_threshold(counter: str, epsilon: Fraction, delta: Fraction) -> int:
     """Fig 4 / Thm 5.6: the threshold ``b = 1 + ceil(c ln(k/delta))`` (``k = 4`` for FastSample)."""
+    epsilon, delta = positive_fraction(epsilon, "epsilon"), positive_fraction(delta, "delta")
     c = _scale(counter, epsilon)
     return 1 + ceil_ln(c, (4 if counter == "fast" else 2) / delta)
 
@@ -67,6 +72,8 @@ def stability_accuracy(
     counter: str, n: int, epsilon: Fraction, delta: Fraction, beta: Fraction
 ) -> Accuracy:
     """Fig 4 / Thm 5.6: per-query ``(a, beta)`` on counts above ``t``, and simultaneous."""
+    epsilon, delta = positive_fraction(epsilon, "epsilon"), positive_fraction(delta, "delta")
+    beta, n = positive_fraction(beta, "beta"), check_positive_int(n, "n")
     c = _scale(counter, epsilon)
     if counter == "fast":
         a = ceil_ln(c, 2 / beta)
@@ -83,6 +90,8 @@ def pure_sparse_accuracy(
     counter: str, epsilon: Fraction, beta: Fraction, universe_size: int
 ) -> Accuracy:
     """Fig 5 / Thm 6.11: per-query ``(a, beta)`` on counts above ``t``, and simultaneous."""
+    epsilon, beta = positive_fraction(epsilon, "epsilon"), positive_fraction(beta, "beta")
+    universe_size = check_universe(universe_size)
     if counter == "geometric":
         raise ParameterError("counter: Fig 5 has rows for 'geo' and 'fast' only")
     c, m = _scale(counter, epsilon), universe_size
@@ -105,11 +114,14 @@ def _lower_bound(terms: list[int], n: int) -> int:
     return max(0, min([*terms, -(-n // 2)]))
 
 
-def _check(epsilon: Fraction, delta: Fraction, beta: Fraction) -> None:
+def _check(epsilon: object, delta: object, beta: object) -> tuple[Fraction, Fraction, Fraction]:
+    epsilon, delta = exact_fraction(epsilon, "epsilon"), exact_fraction(delta, "delta")
+    beta = exact_fraction(beta, "beta")
     if epsilon <= 0 or delta < 0 or not 0 < beta <= Fraction(1, 2):
         raise ParameterError(
             f"need epsilon > 0, delta >= 0 and beta in (0, 1/2]; got {epsilon}, {delta}, {beta}"
         )
+    return epsilon, delta, beta
 
 
 def _delta_term(epsilon: Fraction, delta: Fraction) -> list[int]:
@@ -120,7 +132,7 @@ def per_query_lower_bound(epsilon: Fraction, delta: Fraction, beta: Fraction, n:
     """Thm 7.1 i: the least integer ``a`` any ``(eps, delta)``-DP ``(a, beta)``-per-query
     accurate histogram algorithm can have: ``a >= 1/2 min{ln(1/(4 beta))/eps - 1,
     ln(eps/(4 delta))/eps - 1, n}``."""
-    _check(epsilon, delta, beta)
+    epsilon, delta, beta = _check(epsilon, delta, beta)
     terms = [_half_ceiling(1 / epsilon, 1 / (4 * beta)), *_delta_term(epsilon, delta)]
     return _lower_bound(terms, n)
 
@@ -129,7 +141,8 @@ def simultaneous_lower_bound(
     epsilon: Fraction, delta: Fraction, beta: Fraction, n: int, universe_size: int
 ) -> int:
     """Thm 7.1 ii: as above for simultaneous accuracy, with ``ln((|X| - 1)/(4 beta))``."""
-    _check(epsilon, delta, beta)
+    epsilon, delta, beta = _check(epsilon, delta, beta)
+    universe_size = check_universe(universe_size)
     if universe_size < 2:
         raise ParameterError("universe_size: Thm 7.1 ii needs |X| >= 2")
     first = _half_ceiling(1 / epsilon, (universe_size - 1) / (4 * beta))
@@ -141,7 +154,8 @@ def sparse_per_query_lower_bound(
 ) -> int:
     """Thm 7.2: per-query lower bound for outputs with at most ``n'`` nonzero bins:
     ``a >= 1/2 min{ln(|X|/(16 beta n'))/(2 eps) - 1, ln(eps/(4 delta))/eps - 1, n}``."""
-    _check(epsilon, delta, beta)
+    epsilon, delta, beta = _check(epsilon, delta, beta)
+    universe_size, n_prime = check_universe(universe_size), check_positive_int(n_prime, "n_prime")
     if n_prime < 1:
         raise ParameterError(f"n_prime: got {n_prime}; it must be a positive int")
     first = _half_ceiling(1 / (2 * epsilon), Fraction(universe_size) / (16 * beta * n_prime))

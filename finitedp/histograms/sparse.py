@@ -49,10 +49,17 @@ from ..counting.mixing import Mixture
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source, draw
-from ..params import check_positive_int, exact_fraction, inverse_natural
+from ..params import (
+    check_positive_int,
+    exact_fraction,
+    inverse_natural,
+    positive_fraction,
+    short_int,
+)
+from ..resources import require_bits
 from .approx import approx_ord_sample
 from .bounds import pure_sparse_accuracy
-from .dataset import check_dataset
+from .dataset import check_dataset, check_universe
 from .keepheavy import check_sparse_universe, kh_prime
 from .mechanisms import HistogramMechanism
 from .release import PartialHistogram
@@ -77,6 +84,8 @@ def sparse_precision(n: int, universe_size: int, delta: Fraction) -> int:
     ``m (n^2 + 2n) / s <= delta``.  For ``delta = 1/k`` this is the integer
     ``(n^2 + 2n) |X| k``.
     """
+    n, universe_size = check_positive_int(n, "n"), check_universe(universe_size)
+    delta = positive_fraction(delta, "delta")
     return (n * n + 2 * n) * universe_size * delta.denominator // delta.numerator
 
 
@@ -84,7 +93,11 @@ def pure_sparse_delta(epsilon: Fraction, beta1: Fraction, n: int, universe_size:
     """``delta = (eps/3) beta1 (1/(3|X|))^n``: Alg 6.9 step 1 (in ``N^-1`` if eps, beta1 are).
 
     Paper: BV Alg 6.9 step 1, proof of Thm 6.10 i.
+
+    >>> pure_sparse_delta(1, Fraction(1, 4), 2, 10)
+    Fraction(1, 10800)
     """
+    epsilon, beta1 = positive_fraction(epsilon, "epsilon"), positive_fraction(beta1, "beta1")
     return epsilon / 3 * beta1 * fallback_min_probability(n, universe_size)
 
 
@@ -95,6 +108,12 @@ def fallback_min_probability(n: int, universe_size: int) -> Fraction:
     least ``n! / ((n+1)^n |X|^n)``, which is at least this (see
     ``proofs_notes/sparse_histogram.md``).
     """
+    n, universe_size = check_positive_int(n, "n"), check_universe(universe_size)
+    require_bits(
+        n * (3 * universe_size).bit_length(),
+        "the fallback's probability bound (1/(3|X|))^n",
+        f"n = {n}, universe_size = {short_int(universe_size)}",
+    )
     return Fraction(1, (3 * universe_size) ** n)
 
 

@@ -91,9 +91,11 @@ def csv_rows(text: str, column: str | None, name: str) -> Iterator[tuple[int, st
 
     Raises:
         ParameterError: no header, no such column (the message lists the header),
-            the column named twice, a record too short, or malformed CSV.
+            the column named twice, a record with another number of fields than the
+            header (the message names its first line), or malformed CSV.
     """
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    end = 0  # the last line of the last record read
     try:
         header = next(reader, None)
         if header is None:
@@ -114,18 +116,22 @@ def csv_rows(text: str, column: str | None, name: str) -> Iterator[tuple[int, st
                 f"--column: {name} has {len(positions)} columns named {column!r}, so the "
                 f"choice is ambiguous"
             )
-        position = positions[0]
+        position, end = positions[0], reader.line_num
         for record in reader:
+            # A quoted field may span lines: a record is named by its first line.
+            start, end = end + 1, reader.line_num
             if not record:
                 continue
-            if len(record) <= position:
+            if len(record) != len(header):
+                # Too few fields loses the value; too many (an unquoted comma, as in
+                # Washington, D.C.) would silently cut it.
                 raise ParameterError(
-                    f"{name}, line {reader.line_num}: the record has {len(record)} fields; "
-                    f"column {column!r} is field {position + 1}"
+                    f"{name}, line {start}: the record has {len(record)} fields but the "
+                    f"header has {len(header)}; quote values that contain commas"
                 )
-            yield reader.line_num, record[position]
+            yield start, record[position]
     except csv.Error as error:
-        raise ParameterError(f"{name}, line {reader.line_num}: malformed CSV: {error}") from None
+        raise ParameterError(f"{name}, line {end + 1}: malformed CSV: {error}") from None
 
 
 def input_format(path: str, column: str | None, chosen: str) -> str:
