@@ -24,9 +24,9 @@ from fractions import Fraction
 
 from .errors import ParameterError
 from .exactmath import ceil_log, compare_exp, exp_bounds, simplest_between
-from .params import exact_fraction, inverse_natural, positive_fraction
+from .params import exact_fraction, inverse_natural, positive_fraction, short_fraction
 
-__all__ = ["DEFAULT_SLACK", "GeometricRatio", "resolve_noise"]
+__all__ = ["DEFAULT_SLACK", "MAX_TIGHT_EPSILON", "GeometricRatio", "resolve_noise"]
 
 #: Default share of the budget a tight ratio may leave unused (1%).
 DEFAULT_SLACK = Fraction(1, 100)
@@ -102,6 +102,10 @@ class GeometricRatio:
         return ratio
 
 
+#: The largest budget tight mode accepts (e^(-32) is about 10^-14 already).
+MAX_TIGHT_EPSILON = 64
+
+
 def resolve_noise(epsilon: object, noise: str, slack: object) -> tuple[Fraction, GeometricRatio]:
     """Validate ``epsilon`` for the chosen noise mode and pick the ratio.
 
@@ -115,5 +119,11 @@ def resolve_noise(epsilon: object, noise: str, slack: object) -> tuple[Fraction,
         return eps, GeometricRatio.paper(eps)
     if noise == "tight":
         eps = positive_fraction(epsilon, "epsilon")
+        if eps > MAX_TIGHT_EPSILON:
+            raise ParameterError(
+                f"epsilon: got {short_fraction(eps)}; tight noise takes epsilon up to "
+                f"{MAX_TIGHT_EPSILON} (the exact search for the ratio brackets e^(-eps/2), "
+                f"whose series grows with eps; such budgets protect nothing anyway)"
+            )
         return eps, GeometricRatio.tight(eps, exact_fraction(slack, "slack"))
     raise ParameterError(f'noise: got {noise!r}; use "paper" (BV, the default) or "tight"')

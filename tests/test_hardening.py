@@ -408,3 +408,36 @@ def test_odd_length_seed_says_so(capsys: pytest.CaptureFixture[str]) -> None:
 
     with pytest.raises(OracleError, match="3 hex digits; write whole bytes"):
         SeededSource("abc")
+
+
+# -- negative vectors ---------------------------------------------------------------------
+
+VALID_GEO = {"noise": "paper", "n": "4", "epsilon": "1/2"}
+GEO_D = 1125  # GeoSample(4, 1/2): k = 2, a/b = 4/5, d = (4 + 5) 5^3
+
+
+def test_negative_vectors_regenerate_and_verify(tmp_path: Path) -> None:
+    from finitedp.vectors import generate_negative_to, verify
+
+    path = tmp_path / "negative.jsonl"
+    generate_negative_to(path)
+    assert path.read_bytes() == Path("vectors/negative.jsonl").read_bytes()
+    result = verify(path)
+    assert result.ok and result.checked >= 40
+
+
+@pytest.mark.parametrize(
+    ("vid", "change"),
+    [
+        ("negative/counter/geo/float-epsilon", {"params": VALID_GEO}),
+        ("negative/mechanism/bounded-geometric/row-outside", {"dataset": ["1", "2", "3"]}),
+        ("negative/replay/geo/wrong-d", {"tape": [[str(GEO_D), "1"]]}),
+    ],
+)
+def test_a_negative_vector_made_valid_fails_verification(vid: str, change: dict[str, Any]) -> None:
+    from finitedp.vectors.negative import negative_vectors, verify_negative
+
+    vector = next(v for v in negative_vectors() if v["id"] == vid)
+    assert verify_negative(vector) is None
+    reason = verify_negative({**vector, **change})
+    assert reason is not None and "accepted" in reason

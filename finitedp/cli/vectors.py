@@ -30,6 +30,11 @@ def add_vectors(commands: Any) -> None:
     generate.add_argument(
         "--out", required=True, help="the JSON Lines file to write (- for stdout)"
     )
+    generate.add_argument(
+        "--negative",
+        action="store_true",
+        help="write the negative vectors (inputs that must be refused) instead",
+    )
     generate.set_defaults(run=_vectors_generate)
     verify = actions.add_parser(
         "verify",
@@ -52,7 +57,8 @@ def _vectors_generate(args: argparse.Namespace) -> int:
 
     check_out(args.out, "-")
     with atomic_path(args.out) if args.out != STDOUT else _stdout_file() as temporary:
-        count = vectors.generate_to(temporary)
+        write = vectors.generate_negative_to if args.negative else vectors.generate_to
+        count = write(temporary)
     report = sys.stderr if args.out == STDOUT else sys.stdout
     print(f"wrote {count} vectors to {args.out}", file=report)
     return 0

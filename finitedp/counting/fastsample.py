@@ -82,6 +82,10 @@ def d_bits_bound(n: int, ratio: GeometricRatio, gamma: Fraction, t: int) -> int:
     )
 
 
+#: Integers of about ``bits(d)`` alive while sampling: ``d``, ``d'``, ``K d'``, the
+#: draw's bytes, the draw and its reduction, and the search's temporaries.
+SAMPLE_COPIES = 8
+
 #: Above this size the search table is computed entry by entry when searched
 #: (``O(log t)`` exact powers per sample) instead of being kept in memory.
 MAX_TABLE_BYTES = 64 << 20
@@ -151,6 +155,7 @@ class FastSample(CountingSampler):
             d_bits_bound(n, ratio, gam, t),
             f"FastSample's integers (d = (n + 1)(a + b) b^t / gamma with t = {short_int(t)})",
             f"epsilon = {short_fraction(eps)}, gamma = {short_fraction(gam)}, n = {n}",
+            copies=SAMPLE_COPIES,
         )
         # The search compares Python ints: mixing them with mpz costs a conversion per operation.
         a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)

@@ -63,6 +63,7 @@ class GeoSample(CountingSampler):
             (ratio.a + ratio.b).bit_length() + (n - 1) * ratio.b.bit_length(),
             "GeoSample's integers (d = (a + b) b^(n-1))",
             f"n = {n}, epsilon = {short_fraction(eps)}",
+            copies=8,  # d, the draw's bytes, the draw, its reduction, CDF values in the search
         )
         a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)
         # d = (a + b) b^(n-1); BV: (2^(k+1) + 1)(2^k + 1)^(n-1).

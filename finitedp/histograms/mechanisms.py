@@ -39,6 +39,9 @@ __all__ = ["BoundedGeometricHistogram", "HistogramMechanism", "StabilityHistogra
 #: BasicHistogram touches every bin; beyond this many, use a sparse or compact mechanism.
 MAX_DENSE_UNIVERSE = 10**7
 
+#: The most bytes of oracle draws a dense release holds at once.
+_DRAW_BATCH_BYTES = 16 << 20
+
 
 def _counter(counter: str) -> str:
     if counter not in ("fast", "geo"):
@@ -184,7 +187,13 @@ class BoundedGeometricHistogram(HistogramMechanism):
         counts = [0] * m
         for x, c in occupied.items():
             counts[x - 1] = c
-        noisy = sampler.invert_many(counts, draws(rng, sampler.d, m))
+        # Batches keep at most about _DRAW_BATCH_BYTES of draws alive (a draw has
+        # bits(d) bits: 300 MB each at eps = 10^-6); same calls, same order.
+        batch = max(1, _DRAW_BATCH_BYTES // (sampler.d.bit_length() // 8 + 1))
+        noisy: list[int] = []
+        for start in range(0, m, batch):
+            size = min(batch, m - start)
+            noisy += sampler.invert_many(counts[start : start + size], draws(rng, sampler.d, size))
         return PartialHistogram.from_pairs(m, zip(range(1, m + 1), noisy, strict=True))
 
     def __repr__(self) -> str:

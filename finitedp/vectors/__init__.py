@@ -19,6 +19,8 @@ kinds of vectors:
   :class:`~finitedp.oracle.SeededSource`, and the output's JSON form.
 * ``"primitive"``: a sampling step with no dataset (DistinctSample,
   ApproxBinSample, OrdSample, ...), its parameters, its tape and its output.
+* ``"negative"`` (``vectors/negative.jsonl``): an input every implementation
+  must refuse, with the reason and flags (:mod:`.negative`).
 
 ``SPEC.md`` ("Oracle call order and reference test vectors") states, for every
 mechanism, the order of oracle calls and how the output is formed, so that a
@@ -40,7 +42,7 @@ are not for production (see ``SPEC.md``); they are what makes vectors possible.
 True
 """
 
-from .generate import generate, generate_to, random_vectors, write_jsonl
+from .generate import generate, generate_negative_to, generate_to, random_vectors, write_jsonl
 from .records import SCHEMA_VERSION, dumps_vector
 from .verify import VerifyResult, load_schema, schema_errors, verify, verify_file, verify_vector
 
@@ -49,6 +51,7 @@ __all__ = [
     "VerifyResult",
     "dumps_vector",
     "generate",
+    "generate_negative_to",
     "generate_to",
     "load_schema",
     "random_vectors",

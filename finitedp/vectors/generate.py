@@ -21,7 +21,7 @@ from ..oracle import SeededSource
 from ..registry import COUNTERS, VECTOR_KINDS, random_pool, vector_cases
 from .records import counting_vector, dumps_vector, recorded_vector
 
-__all__ = ["generate", "generate_to", "random_vectors", "write_jsonl"]
+__all__ = ["generate", "generate_negative_to", "generate_to", "random_vectors", "write_jsonl"]
 
 #: Counting configurations: (sampler kind, noise, n, epsilon, gamma), in file order.
 _COUNTING_CONFIGS: tuple[tuple[str, str, int, str, str | None], ...] = tuple(
@@ -205,3 +205,14 @@ def generate_to(path: str | Path) -> int:
         OSError: the file cannot be written.
     """
     return write_jsonl(generate(), path)
+
+
+def generate_negative_to(path: str | Path) -> int:
+    """Write the negative vectors (:func:`~finitedp.vectors.negative.negative_vectors`).
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    from .negative import negative_vectors
+
+    return write_jsonl(negative_vectors(), path)

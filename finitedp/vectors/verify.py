@@ -17,6 +17,7 @@ from typing import Any
 from ..entries import JSON
 from ..errors import ParameterError
 from ..jsonvalues import load_json
+from .negative import verify_negative
 from .records import verify_counting, verify_recorded
 
 __all__ = ["VerifyResult", "load_schema", "schema_errors", "verify", "verify_file", "verify_vector"]
@@ -77,6 +78,8 @@ def verify_vector(vector: Mapping[str, Any]) -> str | None:
     Returns:
         ``None`` if it verifies, else why not (one line).
     """
+    if isinstance(vector, Mapping) and vector.get("kind") == "negative":
+        return verify_negative(vector)
     problems = schema_errors(vector)
     if problems:
         return f"schema: {problems[0]}"

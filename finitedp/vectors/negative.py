@@ -1,0 +1,208 @@
+"""Negative vectors: inputs every implementation must refuse (Wycheproof style).
+
+Each vector is one JSON object with ``"kind": "negative"``, ``"result":
+"invalid"``, the layout version ``"finitedp": 1``, a stable ``id``, the
+``reason`` in words and ``flags`` naming the rule broken.  What is refused:
+
+* ``"target": "counter"``: building a counting sampler (``sampler`` = ``geo`` or
+  ``fast``) from ``params`` (``noise``, ``n``, ``epsilon``, ``gamma``?); a JSON
+  number with a fraction part stands for a float, which is never exact.
+* ``"target": "replay"``: replaying ``tape`` for the (valid) counting sampler of
+  ``params`` at count ``c``: the tape's ``d`` or ``u`` does not fit the call.
+* ``"target": "mechanism"``: building the user-level ``mechanism`` (its
+  command-line name in the registry) for ``n``, ``universe_size`` and
+  ``params`` (``epsilon``, ``beta``, ``counter``, ``options``) and, if that
+  succeeds, releasing ``dataset``.
+
+:func:`verify_negative` passes a vector when the refusal happens (a
+:class:`~finitedp.errors.FiniteDPError`); accepting the input is the failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..counting.registry import COUNTERS
+from ..entries import ReleaseParameters
+from ..errors import FiniteDPError
+from ..jsonvalues import parse_uint
+from ..oracle import ReplaySource
+from ..registry import MECHANISMS
+
+__all__ = ["negative_vectors", "verify_negative"]
+
+JSON = dict[str, Any]
+
+
+def _vector(vid: str, target: str, reason: str, flags: list[str], **fields: Any) -> JSON:
+    return {
+        "id": f"negative/{vid}",
+        "kind": "negative",
+        "finitedp": 1,
+        "result": "invalid",
+        "target": target,
+        **fields,
+        "reason": reason,
+        "flags": flags,
+    }
+
+
+def _counters() -> Iterator[JSON]:
+    cases: list[tuple[str, str, dict[str, Any], str, list[str]]] = [
+        ("geo", "float-epsilon", {"epsilon": 0.5}, "epsilon is a float", ["FloatParameter"]),
+        ("fast", "float-gamma", {"gamma": 0.125}, "gamma is a float", ["FloatParameter"]),
+        ("geo", "epsilon-2-3", {"epsilon": "2/3"}, "paper mode needs eps = 1/m", ["NotInverse"]),
+        ("fast", "epsilon-3", {"epsilon": "3"}, "paper mode needs eps = 1/m", ["NotInverse"]),
+        ("geo", "epsilon-0", {"epsilon": "0"}, "eps must be positive", ["OutOfRange"]),
+        ("geo", "epsilon-negative", {"epsilon": "-1/2"}, "eps must be positive", ["OutOfRange"]),
+        ("fast", "gamma-2-5", {"gamma": "2/5"}, "gamma must be 1/g", ["NotInverse"]),
+        ("fast", "gamma-1", {"gamma": "1"}, "gamma must be 1/g with g >= 2", ["OutOfRange"]),
+        ("geo", "n-0", {"n": "0"}, "n must be at least 1", ["OutOfRange"]),
+        ("geo", "n-float", {"n": 2.0}, "n is a float", ["FloatParameter"]),
+        ("geo", "noise-unknown", {"noise": "laplace"}, "noise is paper or tight", ["Unknown"]),
+        ("geo", "tight-epsilon-0", {"noise": "tight", "epsilon": "0"}, "eps > 0", ["OutOfRange"]),
+    ]
+    for sampler, name, change, reason, flags in cases:
+        params: dict[str, Any] = {"noise": "paper", "n": "4", "epsilon": "1/2"}
+        if sampler == "fast":
+            params["gamma"] = "1/8"
+        params.update(change)
+        yield _vector(
+            f"counter/{sampler}/{name}", "counter", reason, flags, sampler=sampler, params=params
+        )
+
+
+def _replays() -> Iterator[JSON]:
+    params = {"noise": "paper", "n": "4", "epsilon": "1/2"}
+    d = COUNTERS["geo"].build(4, "1/2", None, "paper", None).d
+    cases = [
+        ("wrong-d", [[str(d + 1), "1"]], "the tape's d is not the sampler's d", ["WrongDomain"]),
+        ("u-above-d", [[str(d), str(d + 1)]], "u lies outside [1, d]", ["DrawOutOfRange"]),
+        ("u-zero", [[str(d), "0"]], "u lies outside [1, d]", ["DrawOutOfRange"]),
+        ("empty", [], "one draw is needed, the tape has none", ["TapeExhausted"]),
+    ]
+    for name, tape, reason, flags in cases:
+        yield _vector(
+            f"replay/geo/{name}",
+            "replay",
+            reason,
+            flags,
+            sampler="geo",
+            params=params,
+            c="2",
+            tape=tape,
+        )
+
+
+def _mechanisms() -> Iterator[JSON]:
+    for name in MECHANISMS:
+        base: dict[str, Any] = {"epsilon": "1", "beta": "1/10", "counter": "fast", "options": {}}
+        n = 3
+        if name == "stability":  # Thm 5.6's threshold at eps = 1, delta = 1/10 is 18
+            base["options"], n = {"delta": "1/10"}, 20
+        valid = [str(1 + i % 6) for i in range(n)]
+        cases: list[tuple[str, dict[str, Any], list[str], str, list[str]]] = [
+            (
+                "row-outside",
+                {},
+                ["9", *valid[1:]],
+                "row 9 is outside [1, 8]",
+                ["DataOutsideUniverse"],
+            ),
+            ("row-zero", {}, ["0", *valid[1:]], "row 0 is outside [1, 8]", ["DataOutsideUniverse"]),
+            ("epsilon-float", {"epsilon": 1.0}, valid, "eps is a float", ["FloatParameter"]),
+            ("epsilon-2-3", {"epsilon": "2/3"}, valid, "eps must be 1/m", ["NotInverse"]),
+            ("beta-0", {"beta": "0"}, valid, "beta must lie in (0, 1)", ["OutOfRange"]),
+            ("counter-unknown", {"counter": "laplace"}, valid, "no such counter", ["Unknown"]),
+            ("rows-too-many", {}, [*valid, "1"], "the dataset has n + 1 rows", ["WrongSize"]),
+        ]
+        for case, change, dataset, reason, flags in cases:
+            vector = _vector(
+                f"mechanism/{name}/{case}",
+                "mechanism",
+                reason,
+                flags,
+                mechanism=name,
+                n=str(n),
+                universe_size="8",
+                params={**base, **change},
+                dataset=dataset,
+            )
+            _require_valid_control(vector, {**base}, valid)
+            yield vector
+
+
+class _Accepted(Exception):
+    """Raised by the oracle of a negative run: the mechanism accepted the input."""
+
+
+class _RefuseDraws:
+    def uniform(self, d: int) -> int:
+        raise _Accepted
+
+
+def _require_valid_control(vector: JSON, params: JSON, dataset: list[str]) -> None:
+    # The same vector with the valid parameters and dataset must be accepted, so
+    # that each negative vector breaks exactly the rule it names.
+    control = {**vector, "params": params, "dataset": dataset}
+    try:
+        _attempt(control)
+    except _Accepted:
+        return
+    raise AssertionError(f"the control of {vector['id']} is refused: fix the case")
+
+
+def negative_vectors() -> Iterator[JSON]:
+    """Every negative vector, in file order."""
+    yield from _counters()
+    yield from _replays()
+    yield from _mechanisms()
+
+
+def _counter(vector: Mapping[str, Any]) -> Any:
+    entry = COUNTERS[vector["sampler"]]
+    p = vector["params"]
+    # A JSON number (int or float) is handed over as it is, so that a float
+    # reaches the parameter parser and is refused there.
+    n = p["n"] if not isinstance(p["n"], str) else parse_uint(p["n"], "n")
+    return entry.build(n, p["epsilon"], p.get("gamma"), p["noise"], None)
+
+
+def _attempt(vector: Mapping[str, Any]) -> None:
+    target = vector["target"]
+    if target == "counter":
+        _counter(vector)
+    elif target == "replay":
+        sampler = _counter(vector)
+        tape = [(int(d), int(u)) for d, u in vector["tape"]]
+        source = ReplaySource(tape)
+        sampler.sample(int(vector["c"]), source)
+        source.assert_exhausted()
+    elif target == "mechanism":
+        entry = MECHANISMS[vector["mechanism"]]
+        p = vector["params"]
+        parameters = ReleaseParameters(p["epsilon"], p["beta"], p["counter"], p["options"])
+        n, size = parse_uint(vector["n"], "n"), parse_uint(vector["universe_size"], "|X|")
+        built = entry.build(n, size, parameters)
+        built.release([int(x) for x in vector["dataset"]], rng=_RefuseDraws())
+    else:
+        raise ValueError(f"target: got {target!r}; expected counter, replay or mechanism")
+
+
+def verify_negative(vector: Mapping[str, Any]) -> str | None:
+    """``None`` if the vector's input is refused with a FiniteDPError, else why it fails."""
+    for key in ("id", "target", "reason", "flags"):
+        if key not in vector:
+            return f"negative vector without {key!r}"
+    if vector.get("result") != "invalid" or vector.get("finitedp") != 1:
+        return 'a negative vector has "result": "invalid" and "finitedp": 1'
+    try:
+        _attempt(vector)
+    except _Accepted:
+        return f"accepted an input that must be refused: it drew noise ({vector['reason']})"
+    except FiniteDPError:
+        return None
+    except (KeyError, TypeError, ValueError) as error:
+        return f"malformed negative vector: {type(error).__name__}: {error}"
+    return f"accepted an input that must be refused ({vector['reason']})"
