@@ -304,7 +304,7 @@ def test_compare_a_correct_sampler() -> None:
     assert report.p_value is not None and report.p_value > 0.01
     text = report.render()
     assert "Draws outside the reference support: none" in text
-    assert "Verdict: consistent" in text
+    assert "Verdict (statistical): consistent" in text
 
 
 def test_compare_a_shifted_sampler_is_flagged() -> None:
@@ -450,7 +450,7 @@ def foreign(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_cli_compare(foreign: str, capsys: pytest.CaptureFixture[str]) -> None:
     base = ["audit", "compare", "--reference", "geo", "--n", "4", "--epsilon", "1", "--count", "2"]
     assert main([*base[:2], f"{foreign}:right", *base[2:], "--samples", "2000"]) == 0
-    assert "Verdict: consistent" in capsys.readouterr().out
+    assert "Verdict (statistical): consistent" in capsys.readouterr().out
     assert main([*base[:2], f"{foreign}:shifted", *base[2:], "--samples", "500"]) == 1
     assert "RED FLAG" in capsys.readouterr().out
     geometric = ["--reference", "geometric", "--n", "4", "--ratio", "3/2", "--count", "2"]

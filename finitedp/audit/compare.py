@@ -68,7 +68,13 @@ class ComparisonReport:
 
     @property
     def rejected(self) -> bool:
-        """Whether the chi-square test rejects the reference at level ``alpha``."""
+        """Whether the chi-square test rejects the reference at level ``alpha``.
+
+        A float test, said as such in the report: the statistic is exact, but its
+        p-value comes from a floating-point incomplete gamma (about 14 digits).
+        That is adequate for a statistical verdict about a foreign sampler, which
+        is uncertain anyway; no privacy claim of finitedp is decided this way.
+        """
         return self.p_value is not None and self.p_value < float(self.alpha)
 
     @property
@@ -122,12 +128,14 @@ class ComparisonReport:
                 f"Chi-square goodness of fit: X^2 = {exact_text(self.chi_square)} "
                 f"(~{float(self.chi_square):.6g}), df = {self.degrees_of_freedom} (adjacent "
                 f"values pooled to expected counts >= 5), p-value = {self.p_value:.4g} "
-                f"(float, display only)"
+                f"(computed in floating point, and the verdict below uses it: a statistical "
+                f"test, not an exact decision)"
             )
         lines.append("")
         if self.consistent:
             lines.append(
-                f"Verdict: consistent with the reference at level {self.alpha} (this does not "
+                f"Verdict (statistical): consistent with the reference at level {self.alpha} "
+                f"(this does not "
                 f"prove equality: TV may be up to {float(self.tv_upper):.3g})"
             )
         else:
@@ -136,7 +144,9 @@ class ComparisonReport:
                 why.append("draws outside the support")
             if self.rejected:
                 why.append(f"chi-square rejects at level {self.alpha}")
-            lines.append(f"Verdict: NOT the reference distribution ({'; '.join(why)})")
+            lines.append(
+                f"Verdict (statistical): NOT the reference distribution ({'; '.join(why)})"
+            )
         return "\n".join(lines)
 
 

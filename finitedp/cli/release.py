@@ -40,18 +40,32 @@ from ..registry import DENSE_DEFAULT_LIMIT, MECHANISMS, READERS, default_mechani
 
 __all__ = ["add_release"]
 
-# Internal parameter names that differ from the flag the user typed.
-_FLAG_OF = {"beta0": "--beta", "universe_size": "--universe"}
+# Parameter names in the library's messages, and the flag the user typed for each.
+_FLAG_OF = {
+    "beta0": "--beta",
+    "beta": "--beta",
+    "universe_size": "--universe",
+    "epsilon": "--epsilon",
+    "delta": "--delta",
+    "counter": "--counter",
+}
 _NAMED_MESSAGE = re.compile(r"(\w+): ")
 
 
 def _name_the_flag(error: FiniteDPError) -> FiniteDPError:
-    """Prefix a mechanism's error with the flag it came from, when the names differ."""
+    """Name the flag a mechanism's error came from, in place of the parameter's name.
+
+    ``beta0: got 2; ...`` becomes ``--beta: got 2; ... (the mechanism's beta0)``:
+    one name per message, the one the user typed.
+    """
     message = str(error)
     match = _NAMED_MESSAGE.match(message)
-    if match and match.group(1) in _FLAG_OF:
-        return type(error)(f"{_FLAG_OF[match.group(1)]}: {message}")
-    return error
+    if not match or match.group(1) not in _FLAG_OF:
+        return error
+    name, flag = match.group(1), _FLAG_OF[match.group(1)]
+    rest = message[match.end() :]
+    note = "" if flag == f"--{name}" else f" (the mechanism's {name})"
+    return type(error)(f"{flag}: {rest}{note}")
 
 
 def _encode_rows(
