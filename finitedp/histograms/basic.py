@@ -10,14 +10,12 @@ in increasing order of ``x``.  The set of bins must not depend on the data
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Mapping
 
 from ..counting.base import CountingSampler
-from ..errors import ParameterError, ParameterTypeError
+from ..errors import ParameterTypeError
 from ..oracle import RandomSource, default_source
-from ..params import short_int
-from .dataset import check_dataset, check_universe, true_counts
+from .dataset import check_dataset, check_points, check_universe, true_counts
 from .release import PartialHistogram
 
 __all__ = ["basic_histogram", "noisy_counts"]
@@ -77,15 +75,4 @@ def _check_bins(bins: Iterable[int], universe_size: int) -> list[int]:
     """
     if isinstance(bins, str | bytes) or not isinstance(bins, Iterable):
         raise ParameterTypeError(f"bins: got {type(bins).__name__}; give an iterable of ints")
-    chosen = []
-    for x in bins:
-        if type(x) is not int:
-            if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-                raise ParameterTypeError(f"bins: got {x!r} (a {type(x).__name__}); bins are ints")
-            x = int(x)
-        if not 1 <= x <= universe_size:
-            raise ParameterError(
-                f"bins: {short_int(x)} is outside [1, {short_int(universe_size)}]"
-            )
-        chosen.append(x)
-    return sorted(set(chosen))
+    return sorted(set(check_points(bins, universe_size, "bins")))

@@ -42,17 +42,27 @@ def check_dataset(data: Iterable[object], n: int, universe_size: int) -> tuple[i
     rows = tuple(data)
     if len(rows) != n:
         raise ParameterError(f"data: got {len(rows)} rows; the mechanism was built for n = {n}")
+    return check_points(rows, universe_size, "data")
+
+
+def check_points(values: Iterable[object], universe_size: int, name: str) -> tuple[int, ...]:
+    """Every value an int (not a bool or float) in ``[1, universe_size]``, as Python ints.
+
+    Raises:
+        ParameterError: a value outside the universe (the message names its index).
+        ParameterTypeError: a value that is not an int.
+    """
     checked = []
-    for i, row in enumerate(rows):
-        if isinstance(row, bool) or not isinstance(row, numbers.Integral):
-            raise ParameterTypeError(f"data[{i}]: got {row!r}; rows must be ints in [1, m]")
-        value = int(row)
-        if not 1 <= value <= universe_size:
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ParameterTypeError(f"{name}[{i}]: got {value!r}; it must be an int in [1, m]")
+        point = int(value)
+        if not 1 <= point <= universe_size:
             raise ParameterError(
-                f"data[{i}]: got {short_int(value)}; rows must lie in the universe "
+                f"{name}[{i}]: got {short_int(point)}; it must lie in the universe "
                 f"[1, {short_int(universe_size)}]"
             )
-        checked.append(value)
+        checked.append(point)
     return tuple(checked)
 
 
