@@ -152,7 +152,7 @@ STDOUT = "-"
 
 
 def _existing_kind(path: Path) -> str:
-    """``"missing"``, ``"regular"``, ``"stream"`` (a FIFO or character device), or ``"other"``."""
+    """What is at ``path``: missing, regular, stream (FIFO or char device), directory, other."""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
