@@ -441,3 +441,13 @@ def test_a_negative_vector_made_valid_fails_verification(vid: str, change: dict[
     assert verify_negative(vector) is None
     reason = verify_negative({**vector, **change})
     assert reason is not None and "accepted" in reason
+
+
+def test_negative_vectors_have_a_schema() -> None:
+    from finitedp.vectors.negative import negative_vectors, verify_negative
+
+    vector = next(negative_vectors())
+    assert verify_negative({**vector, "flags": []}) == "schema: flags: [] should be non-empty"
+    broken = {k: v for k, v in vector.items() if k != "sampler"}
+    assert verify_negative(broken) == "schema: (top level): 'sampler' is a required property"
+    assert verify_negative({**vector, "result": "valid"}) is not None

@@ -20,6 +20,10 @@ Each vector is one JSON object with ``"kind": "negative"``, ``"result":
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.resources
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -190,13 +194,23 @@ def _attempt(vector: Mapping[str, Any]) -> None:
         raise ValueError(f"target: got {target!r}; expected counter, replay or mechanism")
 
 
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    # The layout (not the deliberately invalid parameters) is fixed by a JSON Schema
+    # shipped beside the vectors' own: finitedp/schemas/negative.schema.json.
+    jsonschema = importlib.import_module("jsonschema")
+    resource = importlib.resources.files("finitedp").joinpath("schemas/negative.schema.json")
+    schema = json.loads(resource.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
 def verify_negative(vector: Mapping[str, Any]) -> str | None:
     """``None`` if the vector's input is refused with a FiniteDPError, else why it fails."""
-    for key in ("id", "target", "reason", "flags"):
-        if key not in vector:
-            return f"negative vector without {key!r}"
-    if vector.get("result") != "invalid" or vector.get("finitedp") != 1:
-        return 'a negative vector has "result": "invalid" and "finitedp": 1'
+    errors = sorted(_validator().iter_errors(vector), key=lambda e: list(e.absolute_path))
+    if errors:
+        where = "/".join(str(part) for part in errors[0].absolute_path) or "(top level)"
+        return f"schema: {where}: {str(errors[0].message)[:300]}"
     try:
         _attempt(vector)
     except _Accepted:
