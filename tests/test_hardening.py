@@ -451,3 +451,11 @@ def test_negative_vectors_have_a_schema() -> None:
     broken = {k: v for k, v in vector.items() if k != "sampler"}
     assert verify_negative(broken) == "schema: (top level): 'sampler' is a required property"
     assert verify_negative({**vector, "result": "valid"}) is not None
+
+
+def test_compact_interpolation_size_is_refused_before_work() -> None:
+    from finitedp import CompactHistogram
+
+    with pytest.raises(ResourceLimitError, match=r"CompactHistogram's interpolation over GF"):
+        CompactHistogram(100_000, 10**6, 1, counter="geo")
+    assert CompactHistogram(1000, 10**6, 1, counter="geo").level == 7

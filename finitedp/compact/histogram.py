@@ -44,6 +44,7 @@ from ..guarantees import Accuracy, Privacy
 from ..histograms.dataset import check_dataset, check_universe, true_counts
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, exact_fraction, inverse_natural, short_int
+from ..resources import integer_bytes, require_memory
 from .emptybin import EmptyBinSampler
 from .family import (
     UniverseMap,
@@ -190,7 +191,16 @@ class CompactHistogram:
                 f"n, universe_size, epsilon: the field GF(2^(2*3^{self._level})) of Thm 8.6 "
                 f"is beyond l = {MAX_LEVEL}"
             )
-        self._empty = EmptyBinSampler(self._sampler, 1 << (2 * 3**self._level))
+        degree = 2 * 3**self._level
+        # The interpolation's subproduct tree holds about log2(n + 1) levels of n + 1
+        # field elements of L bits each, plus the release's n + 1 coefficients.
+        levels = (self._n + 1).bit_length() + 2
+        require_memory(
+            (self._n + 1) * levels * integer_bytes(degree),
+            f"CompactHistogram's interpolation over GF(2^{degree})",
+            f"n = {self._n}, universe_size = {short_int(self._universe)}, epsilon = {eps}",
+        )
+        self._empty = EmptyBinSampler(self._sampler, 1 << degree)
 
     @property
     def n(self) -> int:
