@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal, Protocol
 
 from .checker.plan import AuditPlan, AuditRequest
@@ -109,12 +110,12 @@ class Mechanism(Protocol):
 
 
 class Counts(Protocol):
-    """A parsed release: a universe size and a count for every bin."""
+    """A parsed release: a universe size and a count (or an exact estimate) for every bin."""
 
     @property
     def universe_size(self) -> int: ...
 
-    def __getitem__(self, x: int) -> int: ...
+    def __getitem__(self, x: int) -> int | Fraction: ...
 
 
 @dataclass(frozen=True)

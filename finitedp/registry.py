@@ -9,15 +9,17 @@ which the reference vectors are generated, and holds the rule for the default
 mechanism.
 
 >>> [entry.name for entry in MECHANISMS.values()]
-['bounded-geometric', 'stability', 'pure-sparse', 'compact']
+['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp']
 >>> sorted(READERS)
-['compact_histogram', 'partial_histogram']
+['alp', 'compact_histogram', 'partial_histogram']
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from .alp import registry as alp
+from .alp import vectorcases as alp_vectors
 from .compact import registry as compact
 from .compact import vectorcases as compact_vectors
 from .counting.registry import COUNTERS, CounterEntry
@@ -42,12 +44,12 @@ __all__ = [
 
 #: ``--mechanism`` name -> entry, in the order ``--help`` lists them.
 MECHANISMS: dict[str, MechanismEntry] = {
-    entry.name: entry for entry in (*histograms.ENTRIES, *compact.ENTRIES)
+    entry.name: entry for entry in (*histograms.ENTRIES, *compact.ENTRIES, *alp.ENTRIES)
 }
 
 #: A release's JSON ``"type"`` -> how to read it.
 READERS: dict[str, ReleaseReader] = {
-    reader.type: reader for reader in (*histograms.READERS, *compact.READERS)
+    reader.type: reader for reader in (*histograms.READERS, *compact.READERS, *alp.READERS)
 }
 
 #: Every kind of reference vector but the counting ones, by its ``"mechanism"`` name:
@@ -59,6 +61,7 @@ VECTOR_KINDS: dict[str, VectorKind] = {
         *compact_vectors.PAPER_LAYER,
         *histogram_vectors.PAPER_LAYER,
         *histogram_vectors.PRIMITIVES,
+        *alp_vectors.PRIMITIVES,
     )
 }
 
@@ -68,6 +71,7 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     compact_vectors.cases,
     histogram_vectors.paper_cases,
     histogram_vectors.primitive_cases,
+    alp_vectors.cases,  # last: the vectors before it keep their places in the file
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.
@@ -129,4 +133,4 @@ def vector_cases() -> Iterator[VectorCase]:
 
 def random_pool() -> tuple[tuple[str, JSON], ...]:
     """Cheap configurations for property tests of the vectors (small integers, short tapes)."""
-    return (*histogram_vectors.RANDOM_POOL, *compact_vectors.RANDOM_POOL)
+    return (*histogram_vectors.RANDOM_POOL, *compact_vectors.RANDOM_POOL, *alp_vectors.RANDOM_POOL)

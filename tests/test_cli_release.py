@@ -75,7 +75,6 @@ def test_csv_int_column_releases_every_bin_with_labels(
     assert doc["parameters"] == {
         "n": 20,
         "epsilon": "1/2",
-        "delta": None,
         "beta": "1/10",
         "counter": "fast",
     }

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 from collections.abc import Callable, Iterator
@@ -595,6 +596,98 @@ def _ceil_log(x: int, base: int) -> int:
     return k
 
 
+def _round(r: Fraction, q: int, tape: Tape) -> int:
+    whole = r.numerator // r.denominator
+    u = tape.take(q)
+    return whole + 1 if u <= (r - whole) * q else whole
+
+
+def _flips(count: int, f: int, base: int, tape: Tape) -> list[int]:
+    r = 1
+    while base ** (r + 1) <= 2**64:
+        r += 1
+    out: list[int] = []
+    while len(out) < count:
+        length = min(r, count - len(out))
+        value = tape.take(base**length) - 1
+        for _ in range(length):
+            value, digit = divmod(value, base)
+            out.append(1 if digit < f else 0)
+    return out
+
+
+def _alp(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape) -> Any:
+    """SPEC.md section 2b, step by step."""
+    d, eps, k, psi = int(p["universe_size"]), _q(p["epsilon"]), int(p["k"]), _q(p["psi"])
+    alpha, s = _q(p["alpha"]), int(p["s"])
+    e = eps / _q(p["contribution"])
+    if p["variant"] == "alp":
+        m = max(1, -((-psi * e) // alpha))
+        f, base, scale = alpha.denominator, alpha.numerator + 2 * alpha.denominator, alpha / e
+    else:
+        m, flip, scale = int(psi), _q(derived["flip"]), Fraction(1)
+        f, base = flip.numerator, flip.denominator
+    assert str(m) == derived["m"] and str(base) == derived["flip_base"]
+    l = s.bit_length() - 1  # noqa: E741 - the spec's name
+    word = 64
+    while word < d.bit_length() + l - 1:
+        word += 64
+    assert str(word) == derived["word"]
+    hashes = []
+    for _ in range(m):
+        a = tape.take(2**word) - 1
+        hashes.append((a, tape.take(2**word) - 1))
+
+    def h(j: int, x: int) -> int:
+        a, b = hashes[j - 1]
+        return ((a * x + b) % 2**word) >> (word - l)
+
+    counts = _counts(rows)
+    if p["variant"] == "alp":
+        q = (e / alpha).denominator
+        y = {x: _round(c * e / alpha, q, tape) for x, c in sorted(counts.items())}
+        for _ in range(k - len(counts)):
+            tape.take(q)
+    else:
+        y = dict(counts)
+    bits = [0] * (s * m)
+    for x, v in y.items():
+        for j in range(1, min(v, m) + 1):
+            bits[(j - 1) * s + h(j, x)] = 1
+    for i, flip_bit in enumerate(_flips(s * m, f, base, tape)):
+        bits[i] ^= flip_bit
+    packed = bytes(
+        sum(bits[8 * i + t] << t for t in range(8) if 8 * i + t < len(bits))
+        for i in range(-(-len(bits) // 8))
+    )
+
+    def estimate(x: int) -> Fraction:
+        value, best, peaks = 0, 0, [0]
+        for j in range(1, m + 1):
+            value += 1 if bits[(j - 1) * s + h(j, x)] else -1
+            if value > best:
+                best, peaks = value, [j]
+            elif value == best:
+                peaks.append(j)
+        return scale * Fraction(sum(peaks), len(peaks))
+
+    def text(v: Fraction) -> str:
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+    probes = sorted({*rows, 1, min(2, d), d})
+    return {
+        "type": "alp",
+        "hashes": {
+            "family": "multiply-add-shift",
+            "word": str(word),
+            "a": [str(a) for a, _ in hashes],
+            "b": [str(b) for _, b in hashes],
+        },
+        "bits": base64.b64encode(packed).decode("ascii"),
+        "estimates": [[str(x), text(estimate(x))] for x in probes],
+    }
+
+
 def _replay_by_spec(vector: dict[str, Any]) -> Any:
     """The output of a recorded vector, computed from SPEC.md alone."""
     name, p, tape = vector["mechanism"], vector["params"], Tape(vector)
@@ -681,6 +774,14 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = [str(v) for v in levels]
     elif name == "pure_sparse_fallback":
         out = _fallback(tape, int(p["n"]), m)
+    elif name == "ALP":
+        out = _alp(p, vector["derived"], rows, tape)
+    elif name == "rand_round":
+        q = int(p["q"])
+        out = [str(_round(_q(r), q, tape)) for r in p["r"]]
+    elif name == "flip_mask":
+        flips = _flips(int(p["count"]), int(p["f"]), int(p["base"]), tape)
+        out = "".join(str(b) for b in flips)
     else:  # pragma: no cover - a new mechanism needs a spec and a replayer here
         raise AssertionError(f"no spec replayer for {name}")
     tape.done()

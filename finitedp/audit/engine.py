@@ -41,35 +41,52 @@ __all__ = ["run_plan"]
 
 
 def _count_law(
-    law: Mapping[Any, Fraction], counts: Callable[[Any], tuple[int, ...]]
-) -> dict[tuple[int, ...], Fraction]:
-    grouped: dict[tuple[int, ...], list[Fraction]] = {}
+    law: Mapping[Any, Fraction], counts: Callable[[Any], tuple[int | Fraction, ...]]
+) -> dict[tuple[int | Fraction, ...], Fraction]:
+    grouped: dict[tuple[int | Fraction, ...], list[Fraction]] = {}
     for release, p in law.items():
         grouped.setdefault(counts(release), []).append(p)
     return {v: sum_exact(ps) for v, ps in grouped.items()}
 
 
+def _ceil(x: int | Fraction) -> int:
+    return -(-x // 1)
+
+
 def _accuracy_findings(
     claims: Sequence[AccuracyClaim],
-    count_laws: Mapping[Dataset, Mapping[tuple[int, ...], Fraction]],
+    count_laws: Mapping[Dataset, Mapping[tuple[int | Fraction, ...], Fraction]],
     n: int,
     m: int,
-) -> list[AccuracyFinding]:
-    """Decide each accuracy claim exactly from the law of the counts of every dataset."""
-    # errors[D][x][e] = Pr[|h_x - c_x| = e]; worst[D][e] = Pr[max_x |h_x - c_x| = e],
-    # accumulated as integer numerators over the law's common denominator.
+) -> tuple[list[AccuracyFinding], int]:
+    """Decide each accuracy claim exactly from the law of the counts of every dataset.
+
+    Returns:
+        The findings, and the largest error any release can show (``n`` for counts).
+    """
+    # errors[D][x][e] = Pr[ceil |h_x - c_x| = e]; worst[D][e] = Pr[ceil max_x |h_x - c_x| = e],
+    # accumulated as integer numerators over the law's common denominator.  Counts
+    # lie in [0, n], so gaps are at most n; an estimate (ALP: a Fraction) may lie
+    # further out, and |h - c| <= a for an integer a is ceil |h - c| <= a.
     errors: dict[Dataset, list[list[Fraction]]] = {}
     worst: dict[Dataset, list[Fraction]] = {}
+    top = n
+    for data, law in count_laws.items():
+        true = true_counts(data, m)
+        for vector in law:
+            for h, c in zip(vector, true, strict=True):
+                gap: int | Fraction = h - c if h >= c else c - h
+                top = max(top, _ceil(gap))
     for data, law in count_laws.items():
         true = true_counts(data, m)
         den, scaled = _over_common_denominator(law)
-        per_bin = [[0] * (n + 1) for _ in range(m)]
-        overall = [0] * (n + 1)
+        per_bin = [[0] * (top + 1) for _ in range(m)]
+        overall = [0] * (top + 1)
         for vector, k in scaled.items():
-            gaps = [abs(h - c) for h, c in zip(vector, true, strict=True)]
+            gaps = [_ceil(abs(h - c)) for h, c in zip(vector, true, strict=True)]
             for x, gap in enumerate(gaps):
-                per_bin[x][min(gap, n)] += k
-            overall[min(max(gaps), n)] += k
+                per_bin[x][gap] += k
+            overall[max(gaps)] += k
         errors[data] = [[Fraction(k, den) for k in row] for row in per_bin]
         worst[data] = [Fraction(k, den) for k in overall]
 
@@ -96,13 +113,13 @@ def _accuracy_findings(
         )
         need = 1 - claim.beta
         tightest = next(
-            a for a in range(n + 1) if all(within(table, a) >= need for _, _, table in cases)
+            a for a in range(top + 1) if all(within(table, a) >= need for _, _, table in cases)
         )
         findings.append(AccuracyFinding(claim, achieved, where, tightest))
-    return findings
+    return findings, top
 
 
-def _accuracy_claim(finding: AccuracyFinding, n: int) -> Claim:
+def _accuracy_claim(finding: AccuracyFinding, n: int, top: int) -> Claim:
     claim = finding.claim
     if finding.achieved is None:
         evidence = f"vacuous here: no dataset of n = {n} rows has a count above {claim.threshold}"
@@ -112,8 +129,10 @@ def _accuracy_claim(finding: AccuracyFinding, n: int) -> Claim:
         at = f"D = {data}" + ("" if x is None else f", x = {x}")
         evidence = f"achieved {exact_text(finding.achieved)} (worst at {at}); tightest a = "
         evidence += f"{finding.tightest}"
-        if claim.a >= n:
+        if claim.a >= top == n:
             evidence += f" (a >= n = {n}: every count is within a, the claim is trivial here)"
+        elif claim.a >= top:
+            evidence += f" (a >= {top}, the largest error any release shows: trivial here)"
     return Claim(claim.statement(), evidence, finding.holds)
 
 
@@ -289,8 +308,8 @@ def run_plan(
         )
         claims.append(claim)
     progress.phase("checking accuracy")
-    findings = _accuracy_findings(spec.accuracy, count_laws, n, m)
-    claims += [_accuracy_claim(finding, n) for finding in findings]
+    findings, top = _accuracy_findings(spec.accuracy, count_laws, n, m)
+    claims += [_accuracy_claim(finding, n, top) for finding in findings]
     by_dataset = {data: result.traces for data, result in explored.items()}
     traces = frozenset(t for result in explored.values() for t in result.traces)
     lengths = sorted({len(t) for t in traces})

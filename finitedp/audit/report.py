@@ -122,7 +122,7 @@ class HistogramReport:
     pairs: int
     paths: int
     distributions: Mapping[Dataset, Mapping[Any, Fraction]]
-    count_laws: Mapping[Dataset, Mapping[tuple[int, ...], Fraction]]
+    count_laws: Mapping[Dataset, Mapping[tuple[int | Fraction, ...], Fraction]]
     traces: frozenset[tuple[int, ...]]
     traces_by_dataset: Mapping[Dataset, frozenset[tuple[int, ...]]]
     privacy: Privacy

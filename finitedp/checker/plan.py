@@ -159,7 +159,7 @@ class AuditPlan:
     max_calls: int | None = None
     fixed_domains: bool = False
     notes: tuple[str, ...] = ()
-    counts: Callable[[Any], tuple[int, ...]] | None = None
+    counts: Callable[[Any], tuple[int | Fraction, ...]] | None = None
     hint: str = ""
 
 

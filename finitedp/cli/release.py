@@ -60,9 +60,13 @@ def _name_the_flag(error: FiniteDPError) -> FiniteDPError:
     """
     message = str(error)
     match = _NAMED_MESSAGE.match(message)
-    if not match or match.group(1) not in _FLAG_OF:
+    flags = {
+        **{o.name: o.flag for entry in MECHANISMS.values() for o in entry.release_options},
+        **_FLAG_OF,
+    }
+    if not match or match.group(1) not in flags:
         return error
-    name, flag = match.group(1), _FLAG_OF[match.group(1)]
+    name, flag = match.group(1), flags[match.group(1)]
     rest = message[match.end() :]
     note = "" if flag == f"--{name}" else f" (the mechanism's {name})"
     return type(error)(f"{flag}: {rest}{note}")
@@ -123,6 +127,13 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
     return entry
 
 
+def _option_json(option: Option, value: object) -> object:
+    """A mechanism option as the document records it: exact text, a flag's bool, or null."""
+    if option.kind == "flag":
+        return bool(value)
+    return None if value is None else rational(exact_fraction(value, option.name))
+
+
 def _show_size(size: int) -> str:
     """``|X|`` for the summary line: in full below 2^256, else its bit length."""
     digits = str(size) if size.bit_length() < 256 else ""
@@ -162,7 +173,8 @@ def _release(args: argparse.Namespace) -> int:
         n, size = len(data), universe.size
         chosen = args.mechanism or default_mechanism(n, size)
         entry = entry or MECHANISMS[chosen]
-        options = {key: getattr(args, key) for key in _release_options()}
+        own = {o.name: o for o in entry.release_options}
+        options = {key: getattr(args, key) for key in own}
         parameters = ReleaseParameters(args.epsilon, args.beta, args.counter, options)
         progress.phase(f"building {chosen} for n = {n}")
         try:
@@ -178,10 +190,7 @@ def _release(args: argparse.Namespace) -> int:
             "parameters": {
                 "n": json_int(n),
                 "epsilon": rational(privacy.epsilon),
-                **{
-                    key: None if value is None else rational(exact_fraction(value, key))
-                    for key, value in options.items()
-                },
+                **{key: _option_json(own[key], value) for key, value in options.items()},
                 "beta": rational(accuracy.beta),
                 "counter": args.counter,
             },

@@ -181,7 +181,7 @@ class ReleaseSeries:
     Attributes:
         bins: the bin numbers ``x`` in ``[1, |X|]``, in the order drawn.
         labels: the tick label of each bar.
-        counts: the released noisy count ``h_x`` of each bin.
+        counts: the released noisy count ``h_x`` of each bin (an exact estimate for ALP).
         error: the half-width ``a`` of every error bar, or ``None`` (no bound at this beta).
         error_kind: ``"per-query"`` (Def 2.5 / 2.7), ``"simultaneous"`` (Def 2.6, which
             also bounds every single bin), or ``"none"``.
@@ -194,7 +194,7 @@ class ReleaseSeries:
 
     bins: tuple[int, ...]
     labels: tuple[str, ...]
-    counts: tuple[int, ...]
+    counts: tuple[int | Fraction, ...]
     error: int | None
     error_kind: str
     threshold: int | None
@@ -203,7 +203,7 @@ class ReleaseSeries:
     mechanism: str
     n: int | None
 
-    def intervals(self) -> tuple[tuple[int, int], ...]:
+    def intervals(self) -> tuple[tuple[int | Fraction, int | Fraction], ...]:
         """``[max(0, h - a), min(n, h + a)]`` for each bar (``(h, h)`` without a bound).
 
         True counts lie in ``[0, n]``, so an error bar is clipped to it.
@@ -376,7 +376,7 @@ def release_series(
     return ReleaseSeries(
         bins=tuple(bins),
         labels=names,
-        counts=tuple(int(counts_of[x]) for x in bins),
+        counts=tuple(counts_of[x] for x in bins),
         error=half_width,
         error_kind=kind,
         threshold=statement.threshold if kind == "per-query" else None,

@@ -1,0 +1,194 @@
+"""The ALP embedding: an ``s x m`` bit matrix, its unary encoding, and Alg 3's estimate.
+
+Paper: Lebeda thesis Alg 2 step 2 (``z_{a,b} = 1`` iff some ``i`` has
+``b <= y_i`` and ``h_b(i) = a``), Alg 3 (ALP1-Estimator), Figs 2.1-2.2.
+
+The matrix is stored column by column: bit ``(a, b)`` (bucket ``a`` in
+``[0, s)``, column ``b`` in ``[1, m]``) is at position ``(b - 1) s + a``, and
+positions are packed eight to a byte, least significant bit first.  This is
+also the order in which randomized response draws its flips (``SPEC.md``).
+
+The worked example of Figs 2.1/2.2 (``m = 8``, ``s = 5``, ``y_i = 5``): the
+hash values of ``i`` are ``2 3 5 3 4 4 1 2`` (buckets ``1..5`` in the thesis,
+``0..4`` here), the noisy bits on ``i``'s path are ``1 1 1 0 1 0 0 1``, the
+prefix sum ``f`` peaks at 3 and 5, and the estimate is their average, 4:
+
+>>> from finitedp.alp.hashing import HashTable
+>>> rows = (2, 3, 5, 3, 4, 4, 1, 2)
+>>> h = HashTable(s=5, table=(tuple(r - 1 for r in rows),))
+>>> fig_2_2 = ["00010000",      # z~_{1,.}
+...            "11000101",      # z~_{2,.}
+...            "01000000",      # z~_{3,.}
+...            "01001001",      # z~_{4,.}
+...            "00110000"]      # z~_{5,.}
+>>> z = BitMatrix.from_rows([[int(c) for c in row] for row in fig_2_2])
+>>> path_bits(z, h.rows(1))
+(1, 1, 1, 0, 1, 0, 0, 1)
+>>> peak_average(path_bits(z, h.rows(1)))
+Fraction(4, 1)
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ParameterError
+from ..params import check_positive_int, short_int
+from .hashing import Hashes
+
+__all__ = ["BitMatrix", "path_bits", "peak_average", "peak_averages", "unary_embedding"]
+
+
+@dataclass(frozen=True)
+class BitMatrix:
+    """An immutable ``s x m`` bit matrix (columns ``1..m`` of ``s`` buckets each).
+
+    Attributes:
+        s: buckets per column.
+        m: columns.
+        packed: the bits, column by column, eight to a byte, least significant first.
+    """
+
+    s: int
+    m: int
+    packed: bytes
+    _array: Any = field(default=None, init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.s, "s")
+        check_positive_int(self.m, "m")
+        size = self.s * self.m
+        if len(self.packed) != -(-size // 8):
+            raise ParameterError(
+                f"bits: got {len(self.packed)} bytes; an s x m = {self.s} x {self.m} "
+                f"matrix packs into {-(-size // 8)}"
+            )
+        flat = np.unpackbits(np.frombuffer(self.packed, dtype=np.uint8), bitorder="little")
+        if flat[size:].any():
+            raise ParameterError("bits: the padding bits after the last position must be 0")
+        object.__setattr__(self, "_array", flat[:size].reshape(self.m, self.s))
+
+    @classmethod
+    def from_array(cls, array: npt.NDArray[Any]) -> BitMatrix:
+        """From an ``(m, s)`` array of 0/1 (row ``b - 1`` is column ``b`` of the thesis)."""
+        m, s = array.shape
+        packed = np.packbits(np.asarray(array, dtype=np.uint8).reshape(-1), bitorder="little")
+        return cls(s, m, packed.tobytes())
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[int]]) -> BitMatrix:
+        """From the thesis' layout: ``rows[a][b - 1]`` is ``z_{a+1, b}`` (as Figs 2.1-2.2 print)."""
+        return cls.from_array(np.array(rows, dtype=np.uint8).T)
+
+    @property
+    def columns(self) -> npt.NDArray[np.uint8]:
+        """The ``(m, s)`` array of bits (read-only)."""
+        out: npt.NDArray[np.uint8] = self._array
+        return out
+
+    def ones(self) -> int:
+        """The number of set bits."""
+        return int(self._array.sum())
+
+    def to_text(self) -> str:
+        """The packed bytes in base64 (the release's ``"bits"`` field)."""
+        return base64.b64encode(self.packed).decode("ascii")
+
+    @classmethod
+    def from_text(cls, text: object, s: int, m: int) -> BitMatrix:
+        """Read :meth:`to_text`'s form back.
+
+        Raises:
+            ParameterError: not base64 text, or the wrong length.
+        """
+        if not isinstance(text, str):
+            raise ParameterError("bits: expected a base64 string")
+        try:
+            packed = base64.b64decode(text.encode("ascii"), validate=True)
+        except (ValueError, UnicodeEncodeError):
+            raise ParameterError("bits: not valid base64") from None
+        return cls(s, m, packed)
+
+
+def unary_embedding(y: Mapping[int, int], hashes: Hashes) -> npt.NDArray[np.uint8]:
+    """Alg 2 step 2 / Alg 10 step 1: ``z_{a,b} = 1`` iff some ``y_i >= b`` has ``h_b(i) = a``.
+
+    Paper: Lebeda thesis Alg 2 step 2, Alg 10 step 1, Fig 2.1.
+
+    Args:
+        y: key -> non-negative integer (values above ``m`` fill the whole path).
+        hashes: ``h_1 .. h_m``.
+
+    Returns:
+        The ``(m, s)`` array of ``z`` (row ``b - 1`` is column ``b``).
+    """
+    m, s = hashes.m, hashes.s
+    z = np.zeros((m, s), dtype=np.uint8)
+    keys = [i for i, v in y.items() if v > 0]
+    if not keys:
+        return z
+    rows = hashes.rows_of(keys)
+    lengths = np.minimum(np.array([y[i] for i in keys], dtype=np.int64), m)
+    for b in range(m):
+        on = lengths > b
+        z[b, rows[b, on]] = 1
+    return z
+
+
+def path_bits(z: BitMatrix, rows: Sequence[int]) -> tuple[int, ...]:
+    """``(z_{h_1(i), 1}, ..., z_{h_m(i), m})``: the bits on key ``i``'s path."""
+    if len(rows) != z.m:
+        raise ParameterError(f"rows: got {len(rows)} hash values for m = {z.m} columns")
+    cols = z.columns
+    return tuple(int(cols[b, a]) for b, a in enumerate(rows))
+
+
+def peak_average(bits: Iterable[int]) -> Fraction:
+    """Alg 3 steps 1-3: the average of the maximisers of ``f(n) = sum_{b <= n} (2 z_b - 1)``.
+
+    Paper: Lebeda thesis Alg 3 (``f`` is defined on ``{0, ..., m}``, ``f(0) = 0``).
+    """
+    best, total, count, f = 0, 0, 1, 0
+    for n, bit in enumerate(bits, start=1):
+        f += 1 if bit else -1
+        if f > best:
+            best, total, count = f, n, 1
+        elif f == best:
+            total += n
+            count += 1
+    return Fraction(total, count)
+
+
+def peak_averages(z: BitMatrix, rows: npt.NDArray[np.int64]) -> list[Fraction]:
+    """:func:`peak_average` for many keys at once (``rows`` is ``(m, n)``, from ``rows_of``)."""
+    m, n = rows.shape
+    if m != z.m:
+        raise ParameterError(f"rows: got {m} hash values per key for m = {z.m} columns")
+    if n == 0:
+        return []
+    bits = z.columns[np.arange(m)[:, None], rows].astype(np.int64)
+    f = np.vstack([np.zeros((1, n), dtype=np.int64), np.cumsum(2 * bits - 1, axis=0)])
+    peaks = f == f.max(axis=0)
+    counts = peaks.sum(axis=0)
+    totals = (peaks * np.arange(m + 1)[:, None]).sum(axis=0)
+    return [Fraction(int(t), int(c)) for t, c in zip(totals, counts, strict=True)]
+
+
+def check_keys(keys: Iterable[int], universe_size: int) -> None:
+    """Every key an int in ``[1, d]``.
+
+    Raises:
+        ParameterError: naming the first key that is not.
+    """
+    for x in keys:
+        if type(x) is not int or not 1 <= x <= universe_size:
+            raise ParameterError(
+                f"key: got {x!r}; keys are ints in [1, {short_int(universe_size)}]"
+            )

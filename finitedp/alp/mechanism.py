@@ -1,0 +1,306 @@
+"""The user-level ALP mechanism: parameters checked once, the hash functions drawn, one release.
+
+Paper: Lebeda thesis Alg 4/5 (``variant="alp"``, Lemma 2.15, Lemma 2.18) and
+Alg 10 + Alg 3 (``variant="histogram"``, Lemma 2.30, Lemmas 2.13/2.32).
+
+Neighbours: one person changes the vector by at most ``contribution`` in l1
+distance (thesis Def 2.1 is ``contribution = 1``: for a histogram, one row
+added or removed).  The mechanism spends ``eps / contribution`` per unit of l1
+change, so the release is ``(eps, 0)``-DP for that relation; with
+``contribution = 2`` it is ``eps``-DP when one row of a histogram is *replaced*
+(two counts move by one: BV's relation, with ``n`` public).
+
+>>> from finitedp.oracle import SeededSource
+>>> mech = ALP(universe_size=2**64, epsilon="1/2", k=3, psi=60)
+>>> mech.m, mech.s, mech.privacy
+(10, 32, Privacy(epsilon=Fraction(1, 2), delta=Fraction(0, 1)))
+>>> r = mech.release([5, 5, 9, 2**64], rng=SeededSource(b"alp"))
+>>> all(0 <= v <= r.m * r.scale for v in r.estimates([5, 9, 2**64, 77]))   # exact Fractions
+True
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from fractions import Fraction
+
+from ..errors import ParameterError
+from ..guarantees import Accuracy, Privacy
+from ..oracle import RandomSource, default_source
+from ..params import check_positive_int, exact_fraction, positive_fraction, probability, short_int
+from ..ratio import MAX_TIGHT_EPSILON, GeometricRatio
+from ..resources import require_memory
+from .bounds import ceil_fraction, collision_flip, tail_radius
+from .embedding import check_keys
+from .hashing import HashSequence, check_buckets
+from .projection import alp_columns, alp_projection, flip_probability, histogram_projection
+from .release import ALPRelease
+
+__all__ = ["ALP", "DEFAULT_ALPHA", "DEFAULT_COLLISION", "for_rows", "l1_neighbours"]
+
+#: The thesis' choice in Section 2.9 (Figs 2.4-2.5).
+DEFAULT_ALPHA = Fraction(3)
+#: The collision bound ``k/s`` of the thesis' experiments (Fig 2.4: 0.1).
+DEFAULT_COLLISION = Fraction(1, 10)
+#: Bytes per bit of the embedding while projecting (unpacked z, flips, digits).
+_BYTES_PER_BIT = 4
+
+
+def l1_neighbours(contribution: Fraction | int) -> str:
+    """The neighbour relation text for a given per-person l1 contribution."""
+    if contribution == 1:
+        return (
+            "vectors at l1 distance at most 1 (Lebeda thesis Def 2.1; for a histogram: "
+            "one row added or removed)"
+        )
+    if contribution == 2:
+        return (
+            "vectors at l1 distance at most 2 (for a histogram: one row replaced, "
+            "two counts move by one; n public)"
+        )
+    return f"vectors at l1 distance at most {contribution} (one person's declared contribution)"
+
+
+class ALP:
+    """Approximate Laplace Projection of a k-sparse non-negative vector, exact.
+
+    Paper: Lebeda thesis Alg 4 (projection) and Alg 5 (estimation), Lemma 2.15
+    (privacy), Lemmas 2.17-2.18 (error) for ``variant="alp"``; Alg 10 with Alg
+    3, Lemma 2.30, Lemmas 2.31-2.32 for ``variant="histogram"`` (integer
+    vectors; its flip ratio ``b/a`` is the simplest rational with
+    ``b/a <= e^(eps/contribution)`` near the bound, decided exactly).
+
+    Neighbours: vectors at l1 distance at most ``contribution`` (see the module notes).
+
+    Args:
+        universe_size: ``d``; keys are ``1..d`` (any size: ``2^64`` and beyond).
+        epsilon: the budget, a positive rational.
+        k: the public bound on the number of non-zero entries.
+        psi: the value bound; larger entries are encoded as ``psi`` (error ``x - psi``).
+            For ``variant="histogram"`` a positive int (``m = psi`` columns).
+        alpha: the scale of Alg 2 (default 3, the thesis' choice); ``variant="alp"`` only.
+        s: buckets, a power of two ``> 2k``; default the least one with ``k/s <= 1/10``.
+        step: the public grid of the values (default 1: integer vectors).
+        contribution: one person's l1 contribution (default 1).
+        variant: ``"alp"`` (Alg 4) or ``"histogram"`` (Alg 10).
+        rows: when given, :meth:`release` takes datasets of exactly this many
+            rows (``n`` public, as in BV's model).
+
+    Raises:
+        ParameterError: a value out of range (the message names it), or an
+            embedding above the memory limit.
+        ParameterTypeError: a float.
+    """
+
+    def __init__(
+        self,
+        universe_size: int,
+        epsilon: object,
+        k: int,
+        psi: object,
+        alpha: object = DEFAULT_ALPHA,
+        s: int | None = None,
+        step: object = 1,
+        contribution: object = 1,
+        variant: str = "alp",
+        rows: int | None = None,
+    ) -> None:
+        self.universe_size = check_positive_int(universe_size, "universe_size")
+        self.epsilon = positive_fraction(epsilon, "epsilon")
+        self.k = check_positive_int(k, "k")
+        self.psi = positive_fraction(psi, "psi")
+        self.alpha = positive_fraction(alpha, "alpha")
+        self.step = positive_fraction(step, "step")
+        self.contribution = positive_fraction(contribution, "contribution")
+        if variant not in ("alp", "histogram"):
+            raise ParameterError(f'variant: got {variant!r}; use "alp" or "histogram"')
+        self.variant = variant
+        self.rows = None if rows is None else check_positive_int(rows, "rows")
+        self.unit_epsilon = self.epsilon / self.contribution
+        if s is None:
+            need = max(2 * self.k + 1, ceil_fraction(self.k / DEFAULT_COLLISION))
+            s = 1 << (need - 1).bit_length()  # the least power of two >= need
+        self.s = check_buckets(s)
+        if not self.s > 2 * self.k:
+            raise ParameterError(f"s: got {self.s}; it must exceed 2k = {2 * self.k}")
+        if variant == "histogram":
+            if self.psi.denominator != 1 or self.step != 1 or self.contribution.denominator != 1:
+                raise ParameterError(
+                    "variant 'histogram' (Alg 10) takes integer vectors: psi, contribution "
+                    "ints and step = 1"
+                )
+            self.m = int(self.psi)
+            if 2 * self.unit_epsilon > MAX_TIGHT_EPSILON:
+                raise ParameterError(
+                    f"epsilon: got {self.epsilon}; Alg 10 takes eps/contribution up to "
+                    f"{MAX_TIGHT_EPSILON // 2} (its exact ratio brackets e^eps; a flip "
+                    f"probability below e^-32 protects nothing anyway)"
+                )
+            ratio = GeometricRatio.tight(2 * self.unit_epsilon)  # a/b >= e^(-eps/contribution)
+            self.flip = (ratio.a, ratio.a + ratio.b)
+            self.scale = Fraction(1)
+        else:
+            self.m = alp_columns(self.psi, self.unit_epsilon, self.alpha)
+            self.flip = flip_probability(self.alpha)
+            self.scale = self.alpha / self.unit_epsilon
+        require_memory(
+            _BYTES_PER_BIT * self.s * self.m,
+            f"the {self.s} x {self.m} ALP embedding",
+            f"k = {short_int(self.k)}, psi = {self.psi}, epsilon = {self.epsilon}",
+        )
+
+    @property
+    def privacy(self) -> Privacy:
+        """``(eps, 0)``-DP at l1 distance at most ``contribution`` (Lemma 2.15 / 2.30)."""
+        return Privacy(self.epsilon)
+
+    @property
+    def neighbours(self) -> str:
+        """The neighbour relation of :attr:`privacy`."""
+        return l1_neighbours(self.contribution)
+
+    @property
+    def flip_ratio(self) -> Fraction:
+        """``(1 - p)/p``: the privacy ratio of one changed bit (``alpha + 1`` or ``b/a``)."""
+        f, base = self.flip
+        return Fraction(base - f, f)
+
+    def accuracy(self, beta: object) -> Accuracy:
+        """Per-query accuracy for entries at most ``psi``, from Lemma 2.13 with collisions ``k/s``.
+
+        Paper: Lebeda thesis Lemma 2.18 (``variant="alp"``: ``(1 + tau) alpha/eps``)
+        and Lemma 2.13 (``variant="histogram"``: ``tau``), with the walk parameter
+        raised by hash collisions as in Lemma 2.10.  An upper bound, rounded up.
+        """
+        b = probability(beta, "beta")
+        f, base = self.flip
+        up = collision_flip(Fraction(f, base), Fraction(self.k, self.s))
+        tau = tail_radius(up, b)
+        bound = tau if self.variant == "histogram" else (1 + tau) * self.scale
+        # Estimates lie in [0, m scale] and entries (at most psi) in [0, psi]: never worse.
+        bound = min(bound, max(self.m * self.scale, self.psi))
+        return Accuracy(
+            beta=b,
+            per_query=ceil_fraction(bound),
+            threshold=None,
+            simultaneous=None,
+            source=f"Lebeda thesis Lemma {'2.13' if self.variant == 'histogram' else '2.18'} "
+            f"(entries at most psi = {self.psi})",
+        )
+
+    def draw_hashes(self, rng: RandomSource) -> HashSequence:
+        """The ``m`` hash functions: ``2m`` calls ``uniform(2^W)``."""
+        return HashSequence.draw(self.universe_size, self.s, self.m, rng)
+
+    def project(self, x: Mapping[int, object], rng: RandomSource | None = None) -> ALPRelease:
+        """Release a k-sparse vector ``{key: value}`` (hashes first, then Alg 4 or Alg 10).
+
+        Raises:
+            ParameterError: a key outside ``[1, d]``, a negative value, a value off
+                the ``step`` grid, or more than ``k`` non-zero entries.
+        """
+        rng = default_source() if rng is None else rng
+        hashes = self.draw_hashes(rng)
+        if self.variant == "alp":
+            bits = alp_projection(
+                x,
+                hashes,
+                alpha=self.alpha,
+                psi=self.psi,
+                epsilon=self.unit_epsilon,
+                k=self.k,
+                step=self.step,
+                rng=rng,
+            )
+        else:
+            counts = {i: exact_fraction(v, f"x[{i}]") for i, v in x.items()}
+            for i, v in counts.items():
+                if v.denominator != 1:
+                    raise ParameterError(f"x[{i}]: got {v}; Alg 10 takes integer entries")
+            bits = histogram_projection(
+                {i: int(v) for i, v in counts.items()},
+                hashes,
+                a=self.flip[0],
+                b=self.flip[1] - self.flip[0],
+                k=self.k,
+                rng=rng,
+            )
+        return ALPRelease(
+            variant=self.variant,
+            universe_size=self.universe_size,
+            k=self.k,
+            scale=self.scale,
+            hashes=hashes,
+            bits=bits,
+            privacy=self.privacy,
+            neighbours=self.neighbours,
+            parameters=self._parameters(),
+        )
+
+    def release(self, data: Iterable[object], rng: RandomSource | None = None) -> ALPRelease:
+        """Release the histogram of ``data`` (each row adds 1 to one key).
+
+        Raises:
+            ParameterError: a row that is not a key in ``[1, d]``, or more than ``k`` distinct keys.
+        """
+        rows = list(data)
+        if self.rows is not None and len(rows) != self.rows:
+            raise ParameterError(f"data: got {len(rows)} rows; this release is for n = {self.rows}")
+        check_keys(rows, self.universe_size)  # type: ignore[arg-type]
+        counts: Counter[int] = Counter(rows)  # type: ignore[arg-type]
+        return self.project(dict(counts), rng)
+
+    def _parameters(self) -> tuple[tuple[str, str], ...]:
+        out = [("epsilon", str(self.epsilon)), ("psi", str(self.psi))]
+        if self.variant == "alp":
+            out += [("alpha", str(self.alpha)), ("step", str(self.step))]
+        else:
+            out += [("a", str(self.flip[0])), ("b", str(self.flip[1] - self.flip[0]))]
+        out.append(("contribution", str(self.contribution)))
+        return tuple(out)
+
+
+def for_rows(
+    n: int,
+    universe_size: int,
+    epsilon: object,
+    option: Callable[[str], object],
+    beta: object = None,
+) -> ALP:
+    """The ALP that ``finitedp release --mechanism alp`` builds for ``n`` rows (``n`` public).
+
+    One row is one person: replacing it moves two counts by one (l1 distance
+    2, BV's relation), so ``contribution = 2``.  Defaults: ``k = min(n, |X|)``
+    (at most ``n`` keys occur), ``psi = n`` (no count exceeds ``n``; Thm 2.2's
+    ``psi = u``), ``alpha = 3``; ``option(name)`` gives ``--psi``, ``--k``,
+    ``--alpha``, ``--buckets`` and ``--histogram-projection``; ``beta`` (the
+    accuracy statement's) is checked here, before any data is read.
+    """
+    if beta is not None:
+        probability(beta, "beta")
+    k, psi, alpha, buckets = (option(name) for name in ("k", "psi", "alpha", "buckets"))
+    keys = min(n, universe_size) if k is None else _int_option(k, "k")
+    s: int | None = None
+    if buckets is not None:
+        s = check_buckets(_int_option(buckets, "buckets"), "buckets")
+        if not s > 2 * keys:
+            raise ParameterError(f"buckets: got {s}; it must exceed 2k = {2 * keys}")
+    return ALP(
+        universe_size,
+        epsilon,
+        k=keys,
+        psi=n if psi is None else psi,
+        alpha=DEFAULT_ALPHA if alpha is None else alpha,
+        s=s,
+        contribution=2,
+        variant="histogram" if option("histogram_projection") else "alp",
+        rows=n,
+    )
+
+
+def _int_option(value: object, name: str) -> int:
+    v = exact_fraction(value, name)
+    if v.denominator != 1:
+        raise ParameterError(f"{name}: got {v}; it must be an integer")
+    return check_positive_int(int(v), name)

@@ -1,0 +1,219 @@
+"""ALP's API as laws: validated inputs, strict work, exact estimates, releases that round-trip.
+
+Paper: Lebeda thesis Algs 2-5 and 10 (the mechanism), Section 2.2 (primitives).
+The exact privacy and accuracy checks are in ``tests/test_alp_checker.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from finitedp.alp.embedding import BitMatrix, peak_average
+from finitedp.alp.hashing import HashSequence
+from finitedp.alp.mechanism import ALP
+from finitedp.alp.randomized import digits_per_draw, flip_draws
+from finitedp.alp.release import ALPRelease
+from finitedp.errors import ParameterError, ParameterTypeError
+from finitedp.oracle import RecordingSource, SeededSource
+
+F = Fraction
+
+
+def test_float_parameters_are_refused_with_the_exact_spelling() -> None:
+    with pytest.raises(ParameterTypeError, match=r'epsilon: got 0.5.*"1/2"'):
+        ALP(100, 0.5, k=2, psi=10)
+    with pytest.raises(ParameterTypeError, match="alpha"):
+        ALP(100, "1", k=2, psi=10, alpha=3.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"s": 6}, "power of two"),
+        ({"s": 4}, "exceed 2k = 4"),
+        ({"k": 0}, "k: got 0"),
+        ({"psi": 0}, "psi"),
+        ({"variant": "x"}, "variant"),
+        ({"variant": "histogram", "psi": "5/2"}, "integer vectors"),
+    ],
+)
+def test_bad_parameters_name_themselves(kwargs: dict[str, object], message: str) -> None:
+    params: dict[str, object] = {"k": 2, "psi": 10, **kwargs}
+    with pytest.raises(ParameterError, match=message):
+        ALP(100, "1", **params)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("x", "message"),
+    [
+        ({0: 1}, "keys are ints in \\[1, 100\\]"),
+        ({101: 1}, "keys are ints"),
+        ({1: -1}, "must be >= 0"),
+        ({1: F(1, 3)}, "multiples of step"),
+        ({1: 1, 2: 1, 3: 1}, "3 non-zero entries; the declared sparsity is k = 2"),
+    ],
+)
+def test_bad_vectors_are_refused_before_any_draw(x: dict[int, object], message: str) -> None:
+    recorder = RecordingSource(SeededSource(b"bad"))
+    with pytest.raises(ParameterError, match=message):
+        ALP(100, "1", k=2, psi=10).project(x, recorder)
+    # the hashes come first, but nothing about the data is drawn before it is checked
+    assert len(recorder.tape) == 2 * ALP(100, "1", k=2, psi=10).m
+
+
+def test_memory_is_estimated_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1M")
+    with pytest.raises(ParameterError, match="ALP embedding would need"):
+        ALP(10**9, "1", k=10**5, psi=100)
+
+
+@pytest.mark.parametrize("variant", ["alp", "histogram"])
+def test_the_domains_of_the_calls_depend_on_public_parameters_only(variant: str) -> None:
+    mech = ALP(2**64, "1", k=3, psi=12, variant=variant)
+    traces = set()
+    for x in ({}, {7: 12}, {1: 3, 2**64: 1, 99: 200}, {5: 1}):
+        recorder = RecordingSource(SeededSource(b"strict"))
+        mech.project(x, recorder)
+        traces.add(tuple(d for d, _ in recorder.tape))
+    assert len(traces) == 1
+    (trace,) = traces
+    rounding = 3 if variant == "alp" else 0
+    assert len(trace) == 2 * mech.m + rounding + flip_draws(mech.s * mech.m, mech.flip[1])
+
+
+def test_digits_per_draw_is_the_largest_power_within_64_bits() -> None:
+    for base in (2, 3, 5, 26, 37, 1000, 2**32, 2**64, 2**64 + 1):
+        r = digits_per_draw(base)
+        assert base**r <= 2**64 or r == 1
+        assert base ** (r + 1) > 2**64
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.booleans(), max_size=40))
+def test_peak_average_is_the_mean_of_the_argmax_of_the_prefix_sum(bits: list[bool]) -> None:
+    f = [0]
+    for b in bits:
+        f.append(f[-1] + (1 if b else -1))
+    top = max(f)
+    peaks = [n for n, v in enumerate(f) if v == top]
+    assert peak_average(int(b) for b in bits) == F(sum(peaks), len(peaks))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from([10, 1000, 2**64, 2**64 + 5, 2**130]),
+    st.binary(min_size=1, max_size=8),
+    st.sampled_from(["alp", "histogram"]),
+)
+def test_batch_estimates_equal_single_ones(universe: int, seed: bytes, variant: str) -> None:
+    mech = ALP(universe, "1/2", k=3, psi=12, variant=variant)
+    rng = SeededSource(b"batch" + seed)
+    keys = sorted({1 + rng.uniform(universe) - 1 for _ in range(3)})
+    release = mech.project({x: 5 for x in keys}, rng)
+    probes = [*keys, 1, universe]
+    assert release.estimates(probes) == [release.estimate(x) for x in probes]
+    for v in release.estimates(probes):
+        assert 0 <= v <= release.m * release.scale
+
+
+def test_numpy_and_python_hashing_agree() -> None:
+    rng = SeededSource(b"hash")
+    h = HashSequence.draw(1000, 16, 5, rng)
+    wide = HashSequence(1000, 16, h.a, h.b, word=128)  # the Python-int path
+    keys = list(range(1, 1001))
+    assert (h.rows_of(keys) == wide.rows_of(keys)).all() is not None
+    assert [h.rows(x) for x in (1, 500, 1000)] == [
+        tuple(((a * x + b) % 2**64) >> 60 for a, b in zip(h.a, h.b, strict=True))
+        for x in (1, 500, 1000)
+    ]
+    assert wide.rows_of(keys).tolist() == [
+        [((a * x + b) % 2**128) >> 124 for x in keys] for a, b in zip(h.a, h.b, strict=True)
+    ]
+
+
+def test_releases_round_trip_through_json_and_refuse_tampering() -> None:
+    mech = ALP(2**64, "1", k=2, psi=20)
+    release = mech.project({3: 7, 2**64: 20}, SeededSource(b"json"))
+    text = release.to_json()
+    back = ALPRelease.from_json(text)
+    assert back == release and hash(back) == hash(release)
+    assert back.estimates([3, 2**64, 77]) == release.estimates([3, 2**64, 77])
+    data = json.loads(text)
+    assert isinstance(data["hashes"]["a"][0], str)  # above 2^53: a decimal string
+    for field, value, message in [
+        ("bits", data["bits"][:-4], "packs into"),
+        ("version", 99, "version"),
+        ("scale", 3.5, "rational"),
+    ]:
+        tampered = dict(data, **{field: value})
+        with pytest.raises(ParameterError, match=message):
+            ALPRelease.from_json(json.dumps(tampered))
+
+
+def test_bit_matrix_refuses_dirty_padding() -> None:
+    with pytest.raises(ParameterError, match="padding"):
+        BitMatrix(3, 1, bytes([0b1000]))
+
+
+def test_an_exact_embedding_estimates_exactly_without_noise() -> None:
+    # At eps = 32 the flip probability of Alg 10 is below e^-31, and with 2^20 buckets
+    # the four paths do not collide: this seeded run encodes the counts exactly.
+    mech = ALP(50, 32, k=3, psi=9, variant="histogram", s=2**20)
+    release = mech.project({4: 9, 17: 3, 30: 1}, SeededSource(b"clean"))
+    assert release.estimates([4, 17, 30, 2]) == [9, 3, 1, 0]
+
+
+def test_cli_release_and_query(tmp_path: Path) -> None:
+    data = tmp_path / "v.csv"
+    data.write_text("city\nParis\nOslo\nParis\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    run = [sys.executable, "-m", "finitedp", "release", str(data), "--column", "city"]
+    done = subprocess.run(
+        [
+            *run,
+            "--universe",
+            "utf8:8",
+            "--epsilon",
+            "1",
+            "--mechanism",
+            "alp",
+            "--out",
+            str(out),
+            "--psi",
+            "6",
+            "--seed",
+            "0a0b",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    assert document["release"]["type"] == "alp"
+    assert "l1 distance at most 2" in document["neighbours"]
+    query = subprocess.run(
+        [sys.executable, "-m", "finitedp", "query", str(out), "Paris", "Rome"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert query.returncode == 0
+    values = [line.split("\t")[1] for line in query.stdout.splitlines()]
+    assert all(F(v) >= 0 for v in values)
+    bad = subprocess.run(
+        [*run, "--universe", "utf8:8", "--epsilon", "1", "--mechanism", "alp", "--buckets", "6"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2 and "--buckets: got 6" in bad.stderr

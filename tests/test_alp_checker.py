@@ -1,0 +1,264 @@
+"""ALP proven by the checker: exact laws on tiny instances against the thesis' lemmas.
+
+Paper: Lebeda thesis Lemmas 2.4 / 2.15 (privacy of Algs 2 / 4), 2.30 (Alg 10),
+2.9 (the random walk), 2.10, 2.12-2.13 and 2.31-2.32 (accuracy); Section 2.2
+(random rounding, randomized response, universal hashing).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+import pytest
+import sympy
+
+from finitedp.alp.bounds import (
+    collision_flip,
+    histogram_error_bound,
+    tail_holds,
+    walk_expectation,
+    y_error_bound,
+)
+from finitedp.alp.exact import estimate_law, projection_law
+from finitedp.alp.hashing import HashSequence, HashTable
+from finitedp.alp.projection import alp1_projection, histogram_projection
+from finitedp.alp.randomized import flip_mask, rand_round
+from finitedp.checker.measures import max_ratio
+from finitedp.checker.symbolic import exact_distribution
+from finitedp.exactmath import compare_exp
+
+F = Fraction
+
+
+# --- primitives -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("r", [F(0), F(3, 4), F(5, 4), F(2), F(7, 4)])
+def test_rand_round_is_exact_with_one_call(r: Fraction) -> None:
+    law = exact_distribution(rand_round, r, 4)
+    low = r.numerator // r.denominator
+    expected = {low: 1 - (r - low), low + 1: r - low}
+    assert law == {y: p for y, p in expected.items() if p}
+
+
+def test_flip_mask_is_a_product_of_exact_bernoullis() -> None:
+    law = exact_distribution(lambda rng: tuple(flip_mask(4, 1, 3, rng).tolist()))
+    for bits, prob in law.items():
+        expected = F(1)
+        for b in bits:
+            expected *= F(1, 3) if b else F(2, 3)
+        assert prob == expected
+    assert len(law) == 16
+
+
+def test_flip_mask_chunks_and_paths_agree() -> None:
+    # base 5: 27 digits per draw; 60 positions are draws of 5^27, 5^27 and 5^6.
+    from finitedp.oracle import RecordingSource, ReplaySource, SeededSource
+
+    recorder = RecordingSource(SeededSource(b"chunks"))
+    fast = flip_mask(60, 2, 5, recorder)
+    assert [d for d, _ in recorder.tape] == [5**27, 5**27, 5**6]
+
+    class OneByOne:  # no uniform_many: the pure-Python digit path
+        def __init__(self) -> None:
+            self.inner = ReplaySource(recorder.tape)
+
+        def uniform(self, d: int) -> int:
+            return self.inner.uniform(d)
+
+    slow = flip_mask(60, 2, 5, OneByOne())
+    assert fast.tolist() == slow.tolist()
+    digits = []
+    for d, u in recorder.tape:
+        v = u - 1
+        for _ in range(27 if d == 5**27 else 6):
+            v, digit = divmod(v, 5)
+            digits.append(digit < 2)
+    assert fast.tolist() == digits
+
+
+def test_multiply_add_shift_collides_with_probability_exactly_one_over_s() -> None:
+    # Keys of w = 3 bits, s = 4 (l = 2): W = 4 >= w + l - 1; enumerate every (a, b).
+    universe, s, word = 7, 4, 4
+    for x, y in [(1, 2), (3, 7), (2, 6), (4, 5)]:
+        pairs: dict[tuple[int, int], int] = {}
+        for a, b in product(range(1 << word), repeat=2):
+            h = HashSequence(universe, s, (a,), (b,), word)
+            key = (h.rows(x)[0], h.rows(y)[0])
+            pairs[key] = pairs.get(key, 0) + 1
+        # Strongly universal: every pair of buckets equally likely, so collisions are 1/s.
+        assert len(pairs) == s * s and set(pairs.values()) == {(1 << (2 * word)) // (s * s)}
+
+
+def test_too_small_a_word_is_refused() -> None:
+    with pytest.raises(ValueError, match="W >= w \\+ l - 1"):
+        HashSequence(7, 4, (1,), (1,), 3)
+
+
+# --- privacy: Lemma 2.4 / 2.15 and Lemma 2.30 --------------------------------------------
+
+#: d = 2 keys, s = 2 buckets, m = 3 columns: no collision, full collision, and mixed.
+TABLES = {
+    "apart": HashTable(2, ((0, 0, 0), (1, 1, 1))),
+    "together": HashTable(2, ((0, 1, 0), (0, 1, 0))),
+    "mixed": HashTable(2, ((0, 0, 1), (1, 0, 1))),
+}
+
+
+def _grid(top: Fraction, step: Fraction) -> list[Fraction]:
+    return [step * i for i in range(int(top / step) + 1)]
+
+
+def _explored(x: dict[int, Fraction], table: HashTable, alpha: Fraction, q: int):  # type: ignore[no-untyped-def]
+    def run(rng):  # type: ignore[no-untyped-def]
+        z = alp1_projection(x, table, alpha=alpha, psi=F(3) * alpha, k=2, q=q, rng=rng)
+        return tuple(int(v) for v in z.columns.reshape(-1))
+
+    return exact_distribution(run)
+
+
+@pytest.mark.parametrize("x", [{}, {1: F(1, 2)}, {1: F(3, 4), 2: F(9, 4)}, {1: F(3), 2: F(1, 4)}])
+def test_composed_law_is_the_implementations_law(x: dict[int, Fraction]) -> None:
+    table = TABLES["mixed"]
+    assert _explored(x, table, F(1), 4) == projection_law(x, table, F(1), 1, 3)
+
+
+def test_lemma_2_4_worst_ratio_on_the_quarter_grid() -> None:
+    """ALP1-Projection (alpha = 1, m = 3, s = 2, d = 2) on values in {0, 1/4, ..., 2}."""
+    grid = _grid(F(2), F(1, 4))
+    worst = (F(0), None)
+    for name, table in TABLES.items():
+        laws = {(a, b): projection_law({1: a, 2: b}, table, F(1), 1, 3) for a in grid for b in grid}
+        for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+            distance = abs(x[0] - y[0]) + abs(x[1] - y[1])
+            if not 0 < distance <= 1:
+                continue
+            ratio = max_ratio(lx, ly)
+            assert isinstance(ratio, Fraction)
+            assert compare_exp(ratio, distance) <= 0, (name, x, y, ratio)  # Lemma 2.4
+            if ratio > worst[0]:
+                worst = (ratio, (name, x, y))
+    assert worst[0] == F(9, 4)
+    name, x, y = worst[1]  # type: ignore[misc]
+    assert name == "apart" and {x, y} == {(F(1, 2), F(1, 2)), (F(0), F(0))}
+
+
+def test_lemma_2_15_scaling_by_epsilon() -> None:
+    # Alg 4 at eps = 1/2 is Alg 2 on x eps: its worst ratio at l1 distance 1 is e^(1/2)-bounded.
+    table = TABLES["apart"]
+    grid = _grid(F(2), F(1, 2))
+    laws = {
+        (a, b): projection_law({1: a / 2, 2: b / 2}, table, F(1), 1, 3) for a in grid for b in grid
+    }
+    worst = F(0)
+    for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+        distance = abs(x[0] - y[0]) + abs(x[1] - y[1])
+        if 0 < distance <= 1:
+            ratio = max_ratio(lx, ly)
+            assert isinstance(ratio, Fraction) and compare_exp(ratio, distance / 2) <= 0
+            worst = max(worst, ratio)
+    # (1/2, 1/2) against (0, 0): each first-column bit moves from 1/3 to 5/12: (5/4)^2 < e^(1/2).
+    assert worst == F(25, 16)
+
+
+def _integer_laws(table: HashTable, a: int, b: int, top: int) -> dict[tuple[int, int], dict]:  # type: ignore[type-arg]
+    return {
+        (u, v): projection_law({1: F(u), 2: F(v)}, table, F(1), a, a + b)
+        for u in range(top + 1)
+        for v in range(top + 1)
+    }
+
+
+def test_histogram_projection_explored_equals_its_law() -> None:
+    table = TABLES["together"]
+
+    def run(rng):  # type: ignore[no-untyped-def]
+        z = histogram_projection({1: 2, 2: 1}, table, a=1, b=2, k=2, rng=rng)
+        return tuple(int(v) for v in z.columns.reshape(-1))
+
+    assert exact_distribution(run) == projection_law({1: F(2), 2: F(1)}, table, F(1), 1, 3)
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_lemma_2_30_ratio_is_exactly_b_over_a(name: str) -> None:
+    """Alg 10 with p = a/(a+b): neighbouring integer vectors (one entry moves by one)."""
+    a, b = 7, 19  # b/a = 19/7 <= e, the ratio finitedp picks at eps = 1
+    laws = _integer_laws(TABLES[name], a, b, 3)
+    worst = F(0)
+    for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+        if abs(x[0] - y[0]) + abs(x[1] - y[1]) == 1:
+            ratio = max_ratio(lx, ly)
+            assert isinstance(ratio, Fraction) and ratio <= F(b, a)
+            worst = max(worst, ratio)
+    assert worst == F(b, a)  # some bit changes and nothing else does: exactly (1 - p)/p
+    assert compare_exp(F(b, a), 1) < 0
+
+
+# --- accuracy: Lemmas 2.9, 2.10, 2.12-2.13, 2.31-2.32 -------------------------------------
+
+
+def test_lemma_2_9_generating_function_with_sympy() -> None:
+    z = sympy.symbols("z", positive=True)
+    closed = 2 * z / (1 - 4 * z) ** sympy.Rational(3, 2)
+    series = sympy.series(closed, z, 0, 12).removeO()
+    for n in range(12):
+        assert series.coeff(z, n) == n * sympy.binomial(2 * n, n)
+    p = sympy.symbols("p", positive=True)
+    expectation = 2 * (1 - 2 * p) * closed.subs(z, p - p**2)
+    simplified = sympy.simplify(expectation - 4 * (p - p**2) / (1 - 2 * p) ** 2)
+    assert sympy.simplify(simplified.subs(p, sympy.Rational(1, 5))) == 0
+    assert sympy.simplify(simplified.subs(p, sympy.Rational(1, 7))) == 0
+    assert sympy.nsimplify(simplified.subs(p, sympy.Rational(2, 9))) == 0
+
+
+@pytest.mark.parametrize("p", [F(1, 5), F(1, 3), F(7, 26)])
+def test_lemma_2_9_partial_sums_approach_the_closed_form(p: Fraction) -> None:
+    total, term_p = F(0), p - p * p
+    for j in range(1, 400):
+        total += 2 * j * sympy.binomial(2 * j, j) * term_p**j * (1 - 2 * p)
+    closed = walk_expectation(p)
+    assert total < closed and closed - total < F(1, 10**6)
+
+
+@pytest.mark.parametrize(
+    ("alpha", "collision"), [(F(3), F(0)), (F(3), F(1, 10)), (F(1), F(1, 5)), (F(10), F(1, 20))]
+)
+def test_lemma_2_10_expected_error_exactly(alpha: Fraction, collision: Fraction) -> None:
+    p = 1 / (alpha + 2)
+    up = collision_flip(p, collision)
+    bound = y_error_bound(alpha, collision)
+    m = 12
+    for y in range(m + 1):
+        law = estimate_law(y, m, p, up)
+        assert sum(law.values()) == 1
+        expected = sum((abs(v - y) * q for v, q in law.items()), F(0))
+        assert expected <= bound, (y, expected, bound)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "collision"), [(7, 19, F(0)), (7, 19, F(1, 10)), (1, 20, F(1, 40))]
+)
+def test_lemmas_2_31_2_32_histogram_error_exactly(a: int, b: int, collision: Fraction) -> None:
+    p = F(a, a + b)
+    bound = histogram_error_bound(F(b, a), collision)
+    m = 12
+    for y in range(m + 1):
+        law = estimate_law(y, m, p, collision_flip(p, collision))
+        expected = sum((abs(v - y) * q for v, q in law.items()), F(0))
+        assert expected <= bound
+        if collision == 0:  # Lemma 2.31: 8 e^eps/(e^eps - 1)^2 with b/a for e^eps
+            r = F(b, a)
+            assert expected <= 8 * r / (r - 1) ** 2
+
+
+@pytest.mark.parametrize(("alpha", "collision"), [(F(3), F(1, 10)), (F(1), F(0)), (F(4), F(1, 16))])
+def test_lemma_2_12_tails_exactly(alpha: Fraction, collision: Fraction) -> None:
+    p = 1 / (alpha + 2)
+    up = collision_flip(p, collision)
+    m = 12
+    for y in (0, 3, 6, 12):
+        law = estimate_law(y, m, p, up)
+        for tau in range(1, m + 1):
+            tail = sum((q for v, q in law.items() if abs(v - y) >= tau), F(0))
+            assert tail_holds(tail, up, tau), (y, tau, tail)
