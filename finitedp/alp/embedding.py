@@ -31,7 +31,7 @@ Fraction(4, 1)
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -43,7 +43,15 @@ from ..errors import ParameterError
 from ..params import check_positive_int, short_int
 from .hashing import Hashes
 
-__all__ = ["BitMatrix", "path_bits", "peak_average", "peak_averages", "unary_embedding"]
+__all__ = [
+    "BitMatrix",
+    "path_bits",
+    "peak_average",
+    "peak_averages",
+    "unary_embedding",
+    "unary_packed",
+    "unary_positions",
+]
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,9 @@ class BitMatrix:
     s: int
     m: int
     packed: bytes
-    _array: Any = field(default=None, init=False, repr=False, compare=False, hash=False)
+    _cache: dict[str, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         check_positive_int(self.s, "s")
@@ -70,10 +80,26 @@ class BitMatrix:
                 f"bits: got {len(self.packed)} bytes; an s x m = {self.s} x {self.m} "
                 f"matrix packs into {-(-size // 8)}"
             )
-        flat = np.unpackbits(np.frombuffer(self.packed, dtype=np.uint8), bitorder="little")
-        if flat[size:].any():
+        if size % 8 and self.packed[-1] >> (size % 8):
             raise ParameterError("bits: the padding bits after the last position must be 0")
-        object.__setattr__(self, "_array", flat[:size].reshape(self.m, self.s))
+
+    @property
+    def bytes_view(self) -> npt.NDArray[np.uint8]:
+        """The packed bits as a read-only numpy array (no copy)."""
+        view = self._cache.get("bytes")
+        if view is None:
+            view = np.frombuffer(self.packed, dtype=np.uint8)
+            self._cache["bytes"] = view
+        out: npt.NDArray[np.uint8] = view
+        return out
+
+    def bits_at(self, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The bits at the given positions (``(b - 1) s + a``), as 0/1 ints."""
+        data = self.bytes_view
+        out: npt.NDArray[np.int64] = (
+            (data[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1
+        ).astype(np.int64)
+        return out
 
     @classmethod
     def from_array(cls, array: npt.NDArray[Any]) -> BitMatrix:
@@ -83,19 +109,26 @@ class BitMatrix:
         return cls(s, m, packed.tobytes())
 
     @classmethod
+    def from_packed(cls, s: int, m: int, packed: npt.NDArray[np.uint8]) -> BitMatrix:
+        """From packed bytes (positions ``(b - 1) s + a``, least significant bit first)."""
+        return cls(s, m, packed.tobytes())
+
+    @classmethod
     def from_rows(cls, rows: Sequence[Sequence[int]]) -> BitMatrix:
         """From the thesis' layout: ``rows[a][b - 1]`` is ``z_{a+1, b}`` (as Figs 2.1-2.2 print)."""
         return cls.from_array(np.array(rows, dtype=np.uint8).T)
 
     @property
     def columns(self) -> npt.NDArray[np.uint8]:
-        """The ``(m, s)`` array of bits (read-only)."""
-        out: npt.NDArray[np.uint8] = self._array
+        """The ``(m, s)`` array of bits, one byte per bit (for small matrices: tests, figures)."""
+        size = self.s * self.m
+        flat = np.unpackbits(self.bytes_view, count=size, bitorder="little")
+        out: npt.NDArray[np.uint8] = flat.reshape(self.m, self.s)
         return out
 
     def ones(self) -> int:
         """The number of set bits."""
-        return int(self._array.sum())
+        return int(np.unpackbits(self.bytes_view).sum())
 
     def to_text(self) -> str:
         """The packed bytes in base64 (the release's ``"bits"`` field)."""
@@ -117,37 +150,56 @@ class BitMatrix:
         return cls(s, m, packed)
 
 
-def unary_embedding(y: Mapping[int, int], hashes: Hashes) -> npt.NDArray[np.uint8]:
-    """Alg 2 step 2 / Alg 10 step 1: ``z_{a,b} = 1`` iff some ``y_i >= b`` has ``h_b(i) = a``.
+def _columns(y: Mapping[int, int], hashes: Hashes) -> Iterator[npt.NDArray[np.int64]]:
+    """For ``b = 1..m``: the positions ``(b - 1) s + h_b(i)`` of the keys with ``y_i >= b``.
 
-    Paper: Lebeda thesis Alg 2 step 2, Alg 10 step 1, Fig 2.1.
+    Paper: Lebeda thesis Alg 2 step 2, Alg 10 step 1, Fig 2.1.  One column at a
+    time, so the memory is that of the keys, not of ``m`` times the keys.
+    """
+    m, s = hashes.m, hashes.s
+    keys = np.array([i for i, v in y.items() if v > 0], dtype=object)
+    lengths = np.array([min(v, m) for v in y.values() if v > 0], dtype=np.int64)
+    order = np.argsort(-lengths, kind="stable")  # longest first: column b takes a prefix
+    keys, lengths = keys[order], lengths[order]
+    for b in range(m):
+        alive = int(np.searchsorted(-lengths, -b, side="left"))  # keys with length > b
+        if alive == 0:
+            return
+        yield b * s + hashes.column(b, keys[:alive].tolist())
+
+
+def unary_positions(y: Mapping[int, int], hashes: Hashes) -> npt.NDArray[np.int64]:
+    """The set positions of Alg 2 step 2 / Alg 10 step 1 (with repeats)."""
+    parts = list(_columns(y, hashes))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def unary_packed(y: Mapping[int, int], hashes: Hashes) -> npt.NDArray[np.uint8]:
+    """``z`` of Alg 2 step 2 / Alg 10 step 1, packed (see :class:`BitMatrix`)."""
+    out = np.zeros(-(-hashes.s * hashes.m // 8), dtype=np.uint8)
+    for positions in _columns(y, hashes):
+        np.bitwise_or.at(out, positions >> 3, (1 << (positions & 7)).astype(np.uint8))
+    return out
+
+
+def unary_embedding(y: Mapping[int, int], hashes: Hashes) -> npt.NDArray[np.uint8]:
+    """``z`` as an ``(m, s)`` array of 0/1 (row ``b - 1`` is column ``b``), for small cases.
 
     Args:
         y: key -> non-negative integer (values above ``m`` fill the whole path).
         hashes: ``h_1 .. h_m``.
-
-    Returns:
-        The ``(m, s)`` array of ``z`` (row ``b - 1`` is column ``b``).
     """
-    m, s = hashes.m, hashes.s
-    z = np.zeros((m, s), dtype=np.uint8)
-    keys = [i for i, v in y.items() if v > 0]
-    if not keys:
-        return z
-    rows = hashes.rows_of(keys)
-    lengths = np.minimum(np.array([y[i] for i in keys], dtype=np.int64), m)
-    for b in range(m):
-        on = lengths > b
-        z[b, rows[b, on]] = 1
-    return z
+    z = np.zeros(hashes.m * hashes.s, dtype=np.uint8)
+    z[unary_positions(y, hashes)] = 1
+    return z.reshape(hashes.m, hashes.s)
 
 
 def path_bits(z: BitMatrix, rows: Sequence[int]) -> tuple[int, ...]:
     """``(z_{h_1(i), 1}, ..., z_{h_m(i), m})``: the bits on key ``i``'s path."""
     if len(rows) != z.m:
         raise ParameterError(f"rows: got {len(rows)} hash values for m = {z.m} columns")
-    cols = z.columns
-    return tuple(int(cols[b, a]) for b, a in enumerate(rows))
+    positions = np.arange(z.m, dtype=np.int64) * z.s + np.asarray(rows, dtype=np.int64)
+    return tuple(int(b) for b in z.bits_at(positions))
 
 
 def peak_average(bits: Iterable[int]) -> Fraction:
@@ -173,7 +225,7 @@ def peak_averages(z: BitMatrix, rows: npt.NDArray[np.int64]) -> list[Fraction]:
         raise ParameterError(f"rows: got {m} hash values per key for m = {z.m} columns")
     if n == 0:
         return []
-    bits = z.columns[np.arange(m)[:, None], rows].astype(np.int64)
+    bits = z.bits_at(np.arange(m, dtype=np.int64)[:, None] * z.s + rows)
     f = np.vstack([np.zeros((1, n), dtype=np.int64), np.cumsum(2 * bits - 1, axis=0)])
     peaks = f == f.max(axis=0)
     counts = peaks.sum(axis=0)

@@ -70,6 +70,10 @@ class Hashes(Protocol):
         """An ``(m, len(keys))`` array: column ``t`` is ``rows(keys[t])``."""
         ...
 
+    def column(self, j: int, keys: Sequence[int]) -> Rows:
+        """``h_{j+1}`` of every key (``j`` in ``[0, m)``; keys unchecked): a row of ``rows_of``."""
+        ...
+
 
 def check_buckets(s: object, name: str = "s") -> int:
     """``s`` as an int power of two (the family maps to ``[0, 2^l)``).
@@ -203,6 +207,18 @@ class HashSequence:
             return result
         return np.array([self.rows(x) for x in keys], dtype=np.int64).reshape(len(keys), self.m).T
 
+    def column(self, j: int, keys: Sequence[int]) -> Rows:
+        """``h_{j+1}(x)`` for every key (checked by the caller), in O(len(keys)) memory."""
+        if self.s == 1 or not len(keys):
+            return np.zeros(len(keys), dtype=np.int64)
+        if self._arrays is not None:
+            a, b = self._arrays
+            xs = np.asarray(keys, dtype=np.uint64)
+            result: Rows = ((a[j] * xs + b[j]) >> np.uint64(self.shift)).astype(np.int64)
+            return result
+        mask, shift, aj, bj = (1 << self.word) - 1, self.shift, self.a[j], self.b[j]
+        return np.array([((aj * int(x) + bj) & mask) >> shift for x in keys], dtype=np.int64)
+
     def to_json_dict(self) -> dict[str, Any]:
         """``{"family", "word", "a", "b"}`` with integers above ``2^53`` as decimal strings."""
         return {
@@ -276,3 +292,7 @@ class HashTable:
     def rows_of(self, keys: Sequence[int]) -> Rows:
         """An ``(m, len(keys))`` array of buckets."""
         return np.array([self.rows(x) for x in keys], dtype=np.int64).reshape(len(keys), self.m).T
+
+    def column(self, j: int, keys: Sequence[int]) -> Rows:
+        """``h_{j+1}`` of every key."""
+        return np.array([self.table[int(x) - 1][j] for x in keys], dtype=np.int64)

@@ -40,9 +40,9 @@ from fractions import Fraction
 from ..errors import ParameterError
 from ..oracle import RandomSource, draw
 from ..params import exact_fraction, short_int
-from .embedding import BitMatrix, check_keys, unary_embedding
+from .embedding import BitMatrix, check_keys, unary_packed
 from .hashing import Hashes
-from .randomized import flip_mask, rand_round
+from .randomized import flip_packed, rand_round
 
 __all__ = [
     "alp1_projection",
@@ -150,10 +150,10 @@ def alp1_projection(
     y = {i: rand_round(v / alpha, q, rng) for i, v in sorted(x.items())}
     for _ in range(k - len(y)):
         draw(rng, q)  # padding: the number of calls must not reveal the sparsity
-    z = unary_embedding(y, hashes)
+    z = unary_packed(y, hashes)
     f, base = flip_probability(alpha)
-    flips = flip_mask(hashes.s * m, f, base, rng).reshape(m, hashes.s)
-    return BitMatrix.from_array(z ^ flips)
+    flip_packed(hashes.s * m, f, base, rng, into=z)
+    return BitMatrix.from_packed(hashes.s, m, z)
 
 
 def alp_projection(
@@ -216,6 +216,6 @@ def histogram_projection(
     if not 0 < a < b:
         raise ParameterError(f"a, b: got {a}, {b}; need 0 < a < b")
     entries = check_sparse(x, hashes.universe_size, k, Fraction(1))
-    z = unary_embedding({i: int(v) for i, v in entries.items()}, hashes)
-    flips = flip_mask(hashes.s * hashes.m, a, a + b, rng).reshape(hashes.m, hashes.s)
-    return BitMatrix.from_array(z ^ flips)
+    z = unary_packed({i: int(v) for i, v in entries.items()}, hashes)
+    flip_packed(hashes.s * hashes.m, a, a + b, rng, into=z)
+    return BitMatrix.from_packed(hashes.s, hashes.m, z)

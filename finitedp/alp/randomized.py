@@ -100,27 +100,90 @@ def flip_mask(count: int, flips: int, base: int, rng: RandomSource) -> npt.NDArr
     Returns:
         A boolean array: ``True`` where the bit is flipped.
     """
+    packed = flip_packed(count, flips, base, rng)
+    return np.unpackbits(packed, count=count, bitorder="little").astype(np.bool_)
+
+
+#: Flip draws handled at once by :func:`flip_packed` (a multiple of 8, so that
+#: every block starts on a byte): about 32,768 draws (a few MiB), whatever ``count`` is.
+_BLOCK_DRAWS = 1 << 15
+
+
+def flip_packed(
+    count: int,
+    flips: int,
+    base: int,
+    rng: RandomSource,
+    into: npt.NDArray[np.uint8] | None = None,
+) -> npt.NDArray[np.uint8]:
+    """:func:`flip_mask`'s decisions packed eight to a byte, least significant bit first.
+
+    The same calls in the same order; memory is that of the packed result plus
+    one block of :data:`_BLOCK_DRAWS` draws, not a byte (or a digit) per position.
+    With ``into`` (packed bits of ``count`` positions), the flips are XORed into
+    it in place (randomized response without a second bit array) and it is returned.
+    """
     if not 0 <= flips <= base:
         raise ParameterError(f"flips: got {flips}; need 0 <= flips <= base = {base}")
     r = digits_per_draw(base)
     full, rest = divmod(count, r)
-    out = np.zeros(count, dtype=np.bool_)
-    values = draws(rng, base**r, full) if full else []
-    if full and base**r <= _WORD and all(type(u) is int for u in values):
-        chunk = np.array([u - 1 for u in values], dtype=np.uint64)
-        digits = np.empty((full, r), dtype=np.uint64)
-        b = np.uint64(base)
-        for t in range(r):
-            digits[:, t] = chunk % b
-            chunk //= b
-        out[: full * r] = (digits < np.uint64(flips)).reshape(-1)
-    else:
-        for c, u in enumerate(values):
-            _digits_into(out, c * r, int(u) - 1, r, flips, base)
+    out = np.zeros(-(-count // 8), dtype=np.uint8) if into is None else into
+    done = 0  # draws handled
+    while done < full:
+        block = min(_BLOCK_DRAWS, full - done)
+        values = draws(rng, base**r, block)
+        start = done * r
+        if base**r < _WORD and type(values[0]) is int:
+            bits = _table_flips(np.array(values, dtype=np.uint64) - np.uint64(1), r, flips, base)
+        else:  # symbolic draws (the checker), or base^r = 2^64 (B a power of two)
+            bits = np.zeros(block * r, dtype=np.bool_)
+            for c, u in enumerate(values):
+                _digits_into(bits, c * r, int(u) - 1, r, flips, base)
+        _xor_into(out, start, bits)
+        done += block
     if rest:
-        u = draw(rng, base**rest)
-        _digits_into(out, full * r, int(u) - 1, rest, flips, base)
+        bits = np.zeros(rest, dtype=np.bool_)
+        _digits_into(bits, 0, int(draw(rng, base**rest)) - 1, rest, flips, base)
+        _xor_into(out, full * r, bits)
     return out
+
+
+def _xor_into(out: npt.NDArray[np.uint8], start: int, bits: npt.NDArray[np.bool_]) -> None:
+    """XOR a run of bits into the packed array at bit position ``start``."""
+    shift = start % 8
+    padded = np.concatenate([np.zeros(shift, dtype=np.bool_), bits]) if shift else bits
+    packed = np.packbits(padded, bitorder="little")
+    first = start // 8
+    out[first : first + len(packed)] ^= packed
+
+
+def _table_flips(
+    values: npt.NDArray[np.uint64], r: int, flips: int, base: int
+) -> npt.NDArray[np.bool_]:
+    """The flips of each value's ``r`` base-``base`` digits, a few digits per table lookup."""
+    k = 1
+    while k < r and base ** (k + 1) <= 1 << 16:
+        k += 1
+    if base**k > 1 << 16:  # a base above 2^16: one digit at a time
+        k = 1
+    table = np.zeros((base**k, k), dtype=np.bool_) if base**k <= 1 << 16 else None
+    if table is not None:
+        v = np.arange(base**k, dtype=np.int64)
+        for t in range(k):
+            table[:, t] = v % base < flips
+            v //= base
+    out = np.empty((len(values), r), dtype=np.bool_)
+    b = np.uint64(base)
+    for first in range(0, r, k):
+        width = min(k, r - first)
+        if table is None:
+            out[:, first] = values % b < np.uint64(flips)
+            values = values // b
+            continue
+        chunk = np.uint64(base**width)
+        out[:, first : first + width] = table[(values % chunk).astype(np.int64), :width]
+        values = values // chunk
+    return out.reshape(-1)
 
 
 def _digits_into(

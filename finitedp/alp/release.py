@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..guarantees import Privacy
 from ..jsonvalues import json_int, load_json, parse_count, parse_rational, rational
-from .embedding import BitMatrix, check_keys, path_bits, peak_average, peak_averages
+from .embedding import BitMatrix, check_keys, peak_averages
 from .hashing import HashSequence
 
 __all__ = ["ALP_RELEASE_VERSION", "ALPRelease"]
@@ -100,7 +100,8 @@ class ALPRelease:
         Raises:
             ParameterError: ``i`` is not an int in ``[1, d]``.
         """
-        return self.scale * peak_average(path_bits(self.bits, self.hashes.rows(i)))
+        check_keys([i], self.universe_size)
+        return self.scale * peak_averages(self.bits, self.hashes.rows_of([i]))[0]
 
     def estimates(self, keys: Sequence[int]) -> list[Fraction]:
         """:meth:`estimate` for many keys (vectorised over keys)."""
