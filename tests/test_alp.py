@@ -217,3 +217,39 @@ def test_cli_release_and_query(tmp_path: Path) -> None:
         check=False,
     )
     assert bad.returncode == 2 and "--buckets: got 6" in bad.stderr
+
+
+def test_threshold_alp_estimates_and_round_trips() -> None:
+    from finitedp.alp.combined import ThresholdALP, ThresholdALPRelease
+
+    mech = ThresholdALP(2**64, 1, "1/1000000", k=4)
+    assert mech.privacy.epsilon == 1 and 0 < mech.privacy.delta <= F(1, 10**6)
+    assert mech.alp.psi == mech.t and mech.epsilon1 + mech.epsilon2 == 1
+    release = mech.project({7: 5000, 9: 3, 2**64: 40}, SeededSource(b"tALP"))
+    assert 7 in release.heavy_keys and 9 not in release.heavy_keys
+    assert release.estimates([7, 9, 2**64, 5]) == [release.estimate(x) for x in (7, 9, 2**64, 5)]
+    back = ThresholdALPRelease.from_json(release.to_json())
+    assert back == release and hash(back) == hash(release)
+
+
+def test_threshold_alp_makes_the_same_calls_for_every_input() -> None:
+    from finitedp.alp.combined import ThresholdALP
+
+    mech = ThresholdALP(1000, "1/2", "1/1000", k=3)
+    traces = set()
+    for x in ({}, {1: 1}, {5: 900, 6: 2, 999: 40}):
+        recorder = RecordingSource(SeededSource(b"strict"))
+        mech.project(x, recorder)
+        traces.add(tuple(d for d, _ in recorder.tape))
+    assert len(traces) == 1
+
+
+def test_threshold_alp_refuses_bad_input() -> None:
+    from finitedp.alp.combined import ThresholdALP
+
+    with pytest.raises(ParameterError, match="delta"):
+        ThresholdALP(100, 1, 0, k=2)
+    with pytest.raises(ParameterTypeError, match="delta"):
+        ThresholdALP(100, 1, 1e-6, k=2)
+    with pytest.raises(ParameterError, match="multiples of step"):
+        ThresholdALP(100, 1, "1/100", k=2).project({3: F(1, 2)})

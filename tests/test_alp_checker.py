@@ -262,3 +262,49 @@ def test_lemma_2_12_tails_exactly(alpha: Fraction, collision: Fraction) -> None:
         for tau in range(1, m + 1):
             tail = sum((q for v, q in law.items() if abs(v - y) >= tau), F(0))
             assert tail_holds(tail, up, tau), (y, tau, tail)
+
+
+# --- Threshold2 (Alg 9, Lemma 2.24) with exact geometric noise -----------------------------
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [(F(1), F(1, 4)), (F(1, 2), F(1, 10))])
+def test_lemma_2_24_exact_delta_of_threshold2(epsilon: Fraction, delta: Fraction) -> None:
+    """Integer vectors on {0..3}^2, l1 neighbours: the exact hockey-stick at b/a is delta(t)."""
+    from finitedp.alp.threshold import ClampedGeometric, threshold2, threshold_delta, threshold_for
+    from finitedp.checker.measures import hockey_stick
+
+    ratio = ClampedGeometric(epsilon, 1).ratio
+    t = threshold_for(ratio, delta)
+    noise = ClampedGeometric(epsilon, t - 1)
+    claimed = threshold_delta(ratio, t)
+    assert claimed <= delta < threshold_delta(ratio, t - 1) or t == 2  # the least such t
+    exp_eps = 1 / ratio  # b/a <= e^eps: a hockey-stick at b/a bounds the one at e^eps
+    assert compare_exp(exp_eps, epsilon) <= 0
+
+    def run(x: tuple[int, int], rng):  # type: ignore[no-untyped-def]
+        counts = {i + 1: v for i, v in enumerate(x) if v}
+        return tuple(sorted(threshold2(counts, noise, t, 2, rng).items()))
+
+    laws = {x: exact_distribution(run, x) for x in product(range(4), repeat=2)}
+    worst = F(0)
+    for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+        if abs(x[0] - y[0]) + abs(x[1] - y[1]) == 1:
+            worst = max(worst, hockey_stick(lx, ly, exp_eps))
+    assert worst == claimed  # exactly the tail of a count of 1 (and of each clamp end)
+
+
+def test_threshold2_with_a_short_clamp_is_caught() -> None:
+    # R = t - 2 puts alpha^(t-2)/(1 + alpha) > delta(t) on the clamp ends: the checker sees it.
+    from finitedp.alp.threshold import ClampedGeometric, threshold2, threshold_delta, threshold_for
+    from finitedp.checker.measures import hockey_stick
+
+    ratio = ClampedGeometric(1, 1).ratio
+    t = threshold_for(ratio, F(1, 10))
+    short = ClampedGeometric(1, t - 2)
+
+    def run(x: int, rng):  # type: ignore[no-untyped-def]
+        return tuple(sorted(threshold2({1: x}, short, t, 1, rng).items()))
+
+    two, three = exact_distribution(run, 2), exact_distribution(run, 3)
+    hs = max(hockey_stick(two, three, 1 / ratio), hockey_stick(three, two, 1 / ratio))
+    assert hs > threshold_delta(ratio, t)

@@ -1,0 +1,131 @@
+"""Threshold2 on integer vectors with exact geometric noise, and Threshold ALP (Algs 7-9).
+
+Paper: Lebeda thesis Alg 9 (Threshold2, following [KKMN09]; Lemma 2.24) and
+Algs 7/8 with Alg 9 in step 2 (Lemma 2.26, Thm 2.4).
+
+Neighbours: integer vectors at l1 distance at most 1 (one entry moves by one;
+for a histogram, one row added or removed).
+
+The thesis adds Laplace noise; finitedp adds a two-sided geometric ``Z`` with
+a rational ratio ``alpha = a/b >= e^-eps`` (chosen as the counting samplers'
+tight ratio), clamped to a public ``[-R, R]`` so that a sample is one oracle
+call and a bounded search: ``R + clamp(Z, -R, R)`` is BV's GeoSample law
+``GeometricMechanism(2R, b/a)`` at count ``R``, sampled by
+``GeoSample(2R, 2 eps, noise="tight")`` (GeoSample's budget ``eps~`` is
+``eps~/2`` per count).  For integer entries the random rounding of Alg 9 step 1
+does nothing (``0 < x_i < 1`` never happens).
+
+**Privacy (exact).**  ``Pr[Z >= j] = alpha^j / (1 + alpha)`` for ``1 <= j <= R``.
+Two neighbours differ in one entry by one.  If it moves ``0 <-> 1``, the only
+difference is whether that key can appear: ``Pr[1 + Z >= t] = alpha^(t-1)/(1+alpha)``.
+If it moves ``x <-> x + 1`` with ``x >= 1``, the noisy values are shifted
+clamped geometrics: ratio ``b/a`` everywhere but at the two ends, each of
+mass ``alpha^R / (1 + alpha)``; thresholding is post-processing.  With
+``R = t - 1`` both are ``delta(t) = alpha^(t-1)/(1 + alpha)``, and finitedp
+takes the least ``t`` with ``delta(t) <= delta``: the release is
+``(ln(b/a), delta(t))``-DP, hence ``(eps, delta)``-DP
+(``tests/test_alp_checker.py`` computes the hockey-stick divergence exactly).
+
+>>> from finitedp.oracle import SeededSource
+>>> noise = ClampedGeometric(1, 4)
+>>> noise.ratio, noise.r
+(Fraction(7, 19), 4)
+>>> threshold_for(noise.ratio, Fraction(1, 100))     # least t with (7/19)^(t-1)/(26/19) <= 1/100
+6
+>>> threshold2({3: 40, 8: 1}, noise, 5, 2, SeededSource(b"t2")).keys() <= {3, 8}
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+from ..counting.geosample import GeoSample
+from ..errors import ParameterError
+from ..exactmath import ceil_log_ratio
+from ..oracle import RandomSource
+from ..params import check_positive_int, positive_fraction, probability
+
+__all__ = ["ClampedGeometric", "threshold2", "threshold_delta", "threshold_for"]
+
+
+class ClampedGeometric:
+    """A two-sided geometric of ratio ``a/b >= e^-eps``, clamped to ``[-R, R]``: one oracle call.
+
+    Paper: BV Alg 4.8 (GeoSample) at count ``R`` of ``[0, 2R]``; Lebeda thesis
+    Section 3.5.2 / Alg 9 (geometric noise in place of Laplace).
+
+    Args:
+        epsilon: the budget per unit change (``b/a <= e^eps``).
+        r: the clamp ``R >= 1``.
+    """
+
+    def __init__(self, epsilon: object, r: int) -> None:
+        self.epsilon = positive_fraction(epsilon, "epsilon")
+        self.r = check_positive_int(r, "R")
+        self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight")
+
+    @property
+    def ratio(self) -> Fraction:
+        """``alpha = a/b``, the geometric ratio (``b/a`` is the privacy ratio per unit)."""
+        return self.sampler.noise.alpha
+
+    def sample(self, rng: RandomSource) -> int:
+        """One sample of ``clamp(Z, -R, R)``: one call ``uniform(d)``."""
+        return self.sampler.sample(self.r, rng) - self.r
+
+    def pmf(self) -> dict[int, Fraction]:
+        """The exact law of the clamped noise."""
+        return {z - self.r: p for z, p in self.sampler.pmf(self.r).items()}
+
+
+def threshold_delta(alpha: Fraction, t: int) -> Fraction:
+    """``delta(t) = alpha^(t-1) / (1 + alpha)``: the chance a count of 1 reaches ``t``."""
+    return alpha ** (t - 1) / (1 + alpha)
+
+
+def threshold_for(alpha: Fraction, delta: object) -> int:
+    """The least ``t >= 2`` with ``alpha^(t-1)/(1 + alpha) <= delta`` (exact).
+
+    Paper: Lebeda thesis Alg 9 step 3 (``t = ln(1/delta)/eps + 2`` for Laplace
+    noise after random rounding; for integer inputs and geometric noise the
+    tail is exact).
+    """
+    d = probability(delta, "delta")
+    if not 0 < alpha < 1:
+        raise ParameterError(f"alpha: got {alpha}; a geometric ratio lies in (0, 1)")
+    # alpha^(t-1) <= delta (1 + alpha)  <=>  (1/alpha)^(t-1) >= 1/(delta (1 + alpha))
+    return max(2, 1 + ceil_log_ratio(1 / alpha, 1 / (d * (1 + alpha))))
+
+
+def threshold2(
+    x: Mapping[int, int], noise: ClampedGeometric, t: int, k: int, rng: RandomSource
+) -> dict[int, int]:
+    """Threshold2 on an integer vector: noisy non-zero entries that reach ``t``.
+
+    Paper: Lebeda thesis Alg 9 (steps 2-5; step 1 is the identity on integers),
+    Lemma 2.24, with clamped geometric noise (module notes).
+
+    Neighbours: integer vectors at l1 distance at most 1.
+
+    Args:
+        x: the non-zero entries (at most ``k``), keys in increasing order.
+        noise: the clamped geometric (``R = t - 1`` for the module's ``delta``).
+        t: the threshold.
+        k: the public sparsity bound: exactly ``k`` noise draws (the rest are padding).
+        rng: the randomness source.
+
+    Returns:
+        ``{key: noisy value}`` for the entries whose noisy value is at least ``t``.
+    """
+    if len(x) > k:
+        raise ParameterError(f"x: has {len(x)} non-zero entries; k = {k}")
+    out: dict[int, int] = {}
+    for i in sorted(x):
+        v = x[i] + noise.sample(rng)
+        if v >= t:
+            out[i] = v
+    for _ in range(k - len(x)):
+        noise.sample(rng)  # padding: the number of calls must not reveal the sparsity
+    return out
