@@ -253,3 +253,18 @@ def test_threshold_alp_refuses_bad_input() -> None:
         ThresholdALP(100, 1, 1e-6, k=2)
     with pytest.raises(ParameterError, match="multiples of step"):
         ThresholdALP(100, 1, "1/100", k=2).project({3: F(1, 2)})
+
+
+def test_max_projection_makes_public_calls_and_estimates_in_range() -> None:
+    from finitedp.alp.maxproj import MaxProjection
+
+    mech = MaxProjection(2**64, "1/2", s=32, u=50)
+    traces = set()
+    for x in ({}, {3: 70}, {1: 1, 2**64: 50, 9: 9}):
+        recorder = RecordingSource(SeededSource(b"max"))
+        release = mech.project(x, recorder)
+        traces.add(tuple(d for d, _ in recorder.tape))
+        assert all(0 <= release.estimate(k) <= 50 for k in (1, 3, 9, 2**64))
+    assert len(traces) == 1 and len(next(iter(traces))) == 2 + 32
+    with pytest.raises(ParameterError, match="power of two"):
+        MaxProjection(10, 1, s=3, u=5)

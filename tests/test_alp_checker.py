@@ -308,3 +308,49 @@ def test_threshold2_with_a_short_clamp_is_caught() -> None:
     two, three = exact_distribution(run, 2), exact_distribution(run, 3)
     hs = max(hockey_stick(two, three, 1 / ratio), hockey_stick(three, two, 1 / ratio))
     assert hs > threshold_delta(ratio, t)
+
+
+# --- Max-Projection (Alg 11, Lemma 2.33) -----------------------------------------------------
+
+
+def test_lemma_2_33_max_projection_ratio_is_b_over_a_for_every_table() -> None:
+    from finitedp.alp.maxproj import MaxProjection, max_projection
+
+    mech = MaxProjection(3, 1, s=2, u=3)
+    ratio = mech.sampler.noise.exp_epsilon  # b/a <= e
+    assert compare_exp(ratio, 1) <= 0
+    worst = F(0)
+    for values in product(range(2), repeat=3):  # every table [3] -> [2]
+        table = HashTable(2, tuple((v,) for v in values))
+        laws = {
+            x: exact_distribution(
+                max_projection, {i + 1: v for i, v in enumerate(x) if v}, table, 3, mech.sampler
+            )
+            for x in product(range(4), repeat=3)
+        }
+        for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+            if sum(abs(a - b) for a, b in zip(x, y, strict=True)) == 1:
+                r = max_ratio(lx, ly)
+                assert isinstance(r, Fraction) and r <= ratio
+                worst = max(worst, r)
+    assert worst == ratio
+
+
+def test_lemma_2_34_expected_error_over_a_random_table() -> None:
+    """E|x_i - y~_h(i)| <= ||x||_1 / s + E|Z|, over every table (a truly random h) and the noise."""
+    from finitedp.alp.maxproj import MaxProjection, max_projection
+
+    mech = MaxProjection(3, 1, s=2, u=3)
+    alpha = mech.sampler.noise.alpha
+    noise_mean = 2 * alpha / ((1 - alpha) * (1 + alpha))  # E|Z| of the unclamped geometric
+    tables = [HashTable(2, tuple((v,) for v in values)) for values in product(range(2), repeat=3)]
+    for x in [(3, 0, 0), (1, 2, 3), (0, 3, 3), (2, 2, 0)]:
+        vector = {i + 1: v for i, v in enumerate(x) if v}
+        for i in range(3):
+            error = F(0)
+            for table in tables:
+                law = exact_distribution(max_projection, vector, table, 3, mech.sampler)
+                bucket = table.rows(i + 1)[0]
+                error += sum((abs(out[bucket] - x[i]) * p for out, p in law.items()), F(0))
+            error /= len(tables)
+            assert error <= F(sum(x), 2) + noise_mean, (x, i, error)
