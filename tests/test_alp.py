@@ -268,3 +268,15 @@ def test_max_projection_makes_public_calls_and_estimates_in_range() -> None:
     assert len(traces) == 1 and len(next(iter(traces))) == 2 + 32
     with pytest.raises(ParameterError, match="power of two"):
         MaxProjection(10, 1, s=3, u=5)
+
+
+def test_multiplicative_alp_estimates_within_its_range() -> None:
+    from finitedp.alp.multiplicative import MultiplicativeALP
+
+    mech = MultiplicativeALP(2**64, 1, k=3, psi=10**6)
+    assert mech.privacy.epsilon == 1 and mech.alp.step.denominator == mech.log_map.finest
+    release = mech.project({5: 1000, 9: 40, 11: 10**6}, SeededSource(b"mul"))
+    for key in (5, 9, 11, 12):
+        assert mech.log_map.breakpoints[0] <= release.estimate(key) <= mech.log_map.breakpoints[-1]
+    with pytest.raises(ParameterError, match="B: got 1"):
+        MultiplicativeALP(10, 1, k=1, psi=100, base=1)

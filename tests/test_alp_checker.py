@@ -8,7 +8,7 @@ Paper: Lebeda thesis Lemmas 2.4 / 2.15 (privacy of Algs 2 / 4), 2.30 (Alg 10),
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import product
+from itertools import pairwise, product
 
 import pytest
 import sympy
@@ -354,3 +354,46 @@ def test_lemma_2_34_expected_error_over_a_random_table() -> None:
                 error += sum((abs(out[bucket] - x[i]) * p for out, p in law.items()), F(0))
             error /= len(tables)
             assert error <= F(sum(x), 2) + noise_mean, (x, i, error)
+
+
+# --- Section 2.6: the 1-Lipschitz logarithm --------------------------------------------------
+
+
+@pytest.mark.parametrize("base", [F(2), F(511, 500), F(3, 2), F(7)])
+def test_log_map_is_increasing_one_lipschitz_and_exactly_invertible(base: Fraction) -> None:
+    from finitedp.alp.multiplicative import LogMap
+
+    g = LogMap(base, F(10**4))
+    pts = g.breakpoints
+    for j, (a, b) in enumerate(pairwise(pts)):
+        width = b - a
+        assert width >= 1 and width & (width - 1) == 0  # a power of two: slope 1/width <= 1
+        assert (g(F(a)) == j and (base + 1) / 2 < F(b, a) <= base) or a * (base - 1) < 1
+    grid = [F(v, 4) for v in range(0, 4 * 300)] + [F(pts[-1])]
+    values = [g(x) for x in grid]
+    for (x, gx), (y, gy) in pairwise(list(zip(grid, values, strict=True))):
+        assert 0 <= gy - gx <= y - x
+    for x in grid:
+        if x >= pts[0]:
+            assert g.inverse(g(x)) == x
+
+
+def test_lemma_2_28_privacy_through_the_log_map() -> None:
+    """ALP1 on g(x), B = 2 (breakpoints 1, 2, 4): ratio <= e^{||x - x'||_1} on the half grid."""
+    from finitedp.alp.multiplicative import LogMap
+
+    g = LogMap(F(2), F(4))
+    table = HashTable(2, ((0, 1), (1, 1)))
+    grid = [F(v, 2) for v in range(9)]
+    laws = {
+        (a, b): projection_law({1: g(a), 2: g(b)}, table, F(1), 1, 3) for a in grid for b in grid
+    }
+    worst = F(0)
+    for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+        distance = abs(x[0] - y[0]) + abs(x[1] - y[1])
+        if 0 < distance <= 1:
+            ratio = max_ratio(lx, ly)
+            assert isinstance(ratio, Fraction) and compare_exp(ratio, distance) <= 0
+            worst = max(worst, ratio)
+    # (3/2, 3/2) against (1, 1): g moves each entry from 0 to 1/2, as Lemma 2.4's (1/2, 1/2).
+    assert worst == F(9, 4)
