@@ -280,3 +280,30 @@ def test_multiplicative_alp_estimates_within_its_range() -> None:
         assert mech.log_map.breakpoints[0] <= release.estimate(key) <= mech.log_map.breakpoints[-1]
     with pytest.raises(ParameterError, match="B: got 1"):
         MultiplicativeALP(10, 1, k=1, psi=100, base=1)
+
+
+@pytest.mark.parametrize("variant", ["alp", "histogram"])
+def test_unknown_sparsity_calls_depend_only_on_the_released_k(variant: str) -> None:
+    from finitedp.alp.unknown import UnknownSparsityALP
+    from finitedp.oracle import ReplaySource
+
+    mech = UnknownSparsityALP(1000, 1, psi=9, max_k=20, variant=variant)
+
+    class FirstThen:
+        """Answers the first call (the noisy k) from a tape, the rest from a recorder."""
+
+        def __init__(self) -> None:
+            self.first = ReplaySource([(mech.counter.d, 7)])
+            self.recorder = RecordingSource(SeededSource(b"k-hat"))
+
+        def uniform(self, d: int) -> int:
+            if self.first.remaining:
+                return self.first.uniform(d)
+            return self.recorder.uniform(d)
+
+    traces = set()
+    for x in ({}, {4: 2}, {1: 9, 2: 1, 999: 30}):
+        source = FirstThen()
+        release = mech.project(x, source)
+        traces.add((release.k_noisy, tuple(d for d, _ in source.recorder.tape)))
+    assert len(traces) == 1

@@ -397,3 +397,27 @@ def test_lemma_2_28_privacy_through_the_log_map() -> None:
             worst = max(worst, ratio)
     # (3/2, 3/2) against (1, 1): g moves each entry from 0 to 1/2, as Lemma 2.4's (1/2, 1/2).
     assert worst == F(9, 4)
+
+
+# --- Section 2.10: a private sparsity ---------------------------------------------------------
+
+
+def test_section_2_10_noisy_sparsity_is_eps_k_dp_and_its_shift_covers_k() -> None:
+    """k~'s law at every k in [0, K] (exact): ratio <= e^{eps_k} between k and k + 1, and
+    Pr[k~ + shift < k] <= beta_k for every k."""
+    from finitedp.alp.unknown import UnknownSparsityALP
+
+    mech = UnknownSparsityALP(50, 1, psi=6, max_k=12, beta_k=F(1, 20))
+    laws = [mech.counter.pmf(k) for k in range(13)]
+    for k in range(12):
+        for a, b in ((laws[k], laws[k + 1]), (laws[k + 1], laws[k])):
+            r = max_ratio(a, b)
+            assert isinstance(r, Fraction) and compare_exp(r, mech.epsilon_k) <= 0
+    for k, law in enumerate(laws):
+        short = sum((p for v, p in law.items() if min(12, v + mech.shift) < k), F(0))
+        assert short <= F(1, 20)
+    # the shift is the least that works: one less fails where the clamp is out of reach
+    wide = UnknownSparsityALP(50, 1, psi=6, max_k=100, beta_k=F(1, 20))
+    middle = wide.counter.pmf(50)
+    assert sum((p for v, p in middle.items() if v + wide.shift < 50), F(0)) <= F(1, 20)
+    assert sum((p for v, p in middle.items() if v + wide.shift - 1 < 50), F(0)) > F(1, 20)
