@@ -37,7 +37,6 @@ from ..oracle import RandomSource, draw
 from .embedding import BitMatrix, path_bits, peak_average
 from .hashing import HashTable
 from .mechanism import for_rows
-from .projection import alp_projection, histogram_projection
 from .randomized import flip_draws
 
 __all__ = ["ALP_SIZES", "alp_plan"]
@@ -84,20 +83,7 @@ def alp_plan(request: AuditRequest) -> AuditPlan:
         t = int(draw(rng, len(tables)))
         counts = dict(Counter(data))
         table = tables[t - 1]
-        if mech.variant == "alp":
-            z = alp_projection(
-                counts,
-                table,
-                alpha=mech.alpha,
-                psi=mech.psi,
-                epsilon=mech.unit_epsilon,
-                k=mech.k,
-                step=mech.step,
-                rng=rng,
-            )
-        else:
-            f, base = mech.flip
-            z = histogram_projection(counts, table, a=f, b=base - f, k=mech.k, rng=rng)
+        z = mech.embed(counts, table, rng)
         return t, tuple(int(v) for v in z.columns.reshape(-1))
 
     def counts_of(output: tuple[int, tuple[int, ...]]) -> tuple[Fraction, ...]:

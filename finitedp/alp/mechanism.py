@@ -32,8 +32,8 @@ from ..params import check_positive_int, exact_fraction, positive_fraction, prob
 from ..ratio import MAX_TIGHT_EPSILON, GeometricRatio
 from ..resources import require_memory
 from .bounds import ceil_fraction, collision_flip, tail_radius
-from .embedding import check_keys
-from .hashing import HashSequence, check_buckets
+from .embedding import BitMatrix, check_keys
+from .hashing import Hashes, HashSequence, check_buckets
 from .projection import alp_columns, alp_projection, flip_probability, histogram_projection
 from .release import ALPRelease
 
@@ -202,30 +202,44 @@ class ALP:
         """
         rng = default_source() if rng is None else rng
         hashes = self.draw_hashes(rng)
+        return self.wrap(hashes, self.embed(x, hashes, rng))
+
+    def embed(
+        self, x: Mapping[int, object], hashes: Hashes, rng: RandomSource, k: int | None = None
+    ) -> BitMatrix:
+        """The noisy embedding for given hash functions: Alg 4, or Alg 10 for ``"histogram"``.
+
+        ``k`` (default :attr:`k`) bounds the non-zero entries and is the number of
+        rounding calls of Alg 4 (its padding target); ``hashes`` may be any table.
+        """
+        k = self.k if k is None else k
         if self.variant == "alp":
-            bits = alp_projection(
+            return alp_projection(
                 x,
                 hashes,
                 alpha=self.alpha,
                 psi=self.psi,
                 epsilon=self.unit_epsilon,
-                k=self.k,
+                k=k,
                 step=self.step,
                 rng=rng,
             )
-        else:
-            counts = {i: exact_fraction(v, f"x[{i}]") for i, v in x.items()}
-            for i, v in counts.items():
-                if v.denominator != 1:
-                    raise ParameterError(f"x[{i}]: got {v}; Alg 10 takes integer entries")
-            bits = histogram_projection(
-                {i: int(v) for i, v in counts.items()},
-                hashes,
-                a=self.flip[0],
-                b=self.flip[1] - self.flip[0],
-                k=self.k,
-                rng=rng,
-            )
+        counts = {i: exact_fraction(v, f"x[{i}]") for i, v in x.items()}
+        for i, v in counts.items():
+            if v.denominator != 1:
+                raise ParameterError(f"x[{i}]: got {v}; Alg 10 takes integer entries")
+        a, base = self.flip
+        integers = {i: int(v) for i, v in counts.items()}
+        return histogram_projection(integers, hashes, a=a, b=base - a, k=k, rng=rng)
+
+    def wrap(
+        self,
+        hashes: HashSequence,
+        bits: BitMatrix,
+        extra: tuple[tuple[str, str], ...] = (),
+        privacy: Privacy | None = None,
+    ) -> ALPRelease:
+        """The :class:`ALPRelease` of ``bits`` under ``hashes``, with this mechanism's statement."""
         return ALPRelease(
             variant=self.variant,
             universe_size=self.universe_size,
@@ -233,9 +247,9 @@ class ALP:
             scale=self.scale,
             hashes=hashes,
             bits=bits,
-            privacy=self.privacy,
+            privacy=self.privacy if privacy is None else privacy,
             neighbours=self.neighbours,
-            parameters=self._parameters(),
+            parameters=self._parameters() + extra,
         )
 
     def release(self, data: Iterable[object], rng: RandomSource | None = None) -> ALPRelease:

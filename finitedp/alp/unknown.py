@@ -47,7 +47,7 @@ from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction, probability
 from .hashing import HashSequence
 from .mechanism import ALP, DEFAULT_ALPHA, l1_neighbours
-from .projection import alp_projection, check_sparse, histogram_projection
+from .projection import check_sparse
 from .release import ALPRelease
 
 __all__ = ["UnknownSparsityALP", "UnknownSparsityRelease", "sparsity_shift"]
@@ -153,30 +153,7 @@ class UnknownSparsityALP:
         k_noisy = self.counter.sample(len(entries), rng)
         s = self.buckets(k_noisy)
         hashes = HashSequence.draw(t.universe_size, s, t.m, rng)
-        if t.variant == "alp":
-            bits = alp_projection(
-                entries,
-                hashes,
-                alpha=t.alpha,
-                psi=t.psi,
-                epsilon=t.unit_epsilon,
-                k=self.max_k,
-                step=Fraction(1),
-                rng=rng,
-            )
-        else:
-            counts = {i: int(v) for i, v in entries.items()}
-            a, base = t.flip
-            bits = histogram_projection(counts, hashes, a=a, b=base - a, k=self.max_k, rng=rng)
-        alp = ALPRelease(
-            variant=t.variant,
-            universe_size=t.universe_size,
-            k=self.max_k,
-            scale=t.scale,
-            hashes=hashes,
-            bits=bits,
-            privacy=Privacy(self.alp_epsilon),
-            neighbours=self.neighbours,
-            parameters=(("k_noisy", str(k_noisy)), ("epsilon_k", str(self.epsilon_k))),
-        )
+        bits = t.embed(entries, hashes, rng, k=self.max_k)
+        extra = (("k_noisy", str(k_noisy)), ("epsilon_k", str(self.epsilon_k)))
+        alp = t.wrap(hashes, bits, extra, Privacy(self.alp_epsilon))
         return UnknownSparsityRelease(k_noisy, alp, self.privacy)
