@@ -307,3 +307,59 @@ def test_unknown_sparsity_calls_depend_only_on_the_released_k(variant: str) -> N
         release = mech.project(x, source)
         traces.add((release.k_noisy, tuple(d for d, _ in source.recorder.tape)))
     assert len(traces) == 1
+
+
+def test_an_alp_release_plots_with_estimates_clamped_to_the_counts_range(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from finitedp.plot.series import release_series
+
+    data = tmp_path / "v.csv"
+    data.write_text("city\nParis\nOslo\nParis\nRome\nParis\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    argv = [str(data), "--column", "city", "--universe", "utf8:8", "--epsilon", "1"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "finitedp",
+            "release",
+            *argv,
+            "--mechanism",
+            "alp",
+            "--psi",
+            "6",
+            "--seed",
+            "00ff",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    series = release_series(out, values=["Paris", "Oslo", "Rome"])
+    assert all(0 <= h <= 5 for h in series.counts)  # n = 5, whatever the estimates were
+    picture = tmp_path / "alp.png"
+    plot = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "finitedp",
+            "plot",
+            "release",
+            str(out),
+            "--out",
+            str(picture),
+            "--values",
+            "Paris",
+            "Oslo",
+            "Rome",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert plot.returncode == 0, plot.stderr
+    assert picture.stat().st_size > 1000

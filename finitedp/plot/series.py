@@ -215,6 +215,12 @@ class ReleaseSeries:
         )
 
 
+def _clamp(value: int | Fraction, n: int | None) -> int | Fraction:
+    if value < 0:
+        return 0
+    return value if n is None or value <= n else n
+
+
 def _label(universe: Universe, x: int) -> str:
     """A printable tick label for bin ``x``: its value, or its bytes in hex if it has none."""
     try:
@@ -376,7 +382,9 @@ def release_series(
     return ReleaseSeries(
         bins=tuple(bins),
         labels=names,
-        counts=tuple(counts_of[x] for x in bins),
+        # An estimate (ALP) may fall outside [0, n], where no true count lies: shown
+        # clamped to it, as the thesis clamps every output to [0, u] (post-processing).
+        counts=tuple(_clamp(counts_of[x], n) for x in bins),
         error=half_width,
         error_kind=kind,
         threshold=statement.threshold if kind == "per-query" else None,
