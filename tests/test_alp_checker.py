@@ -421,3 +421,35 @@ def test_section_2_10_noisy_sparsity_is_eps_k_dp_and_its_shift_covers_k() -> Non
     middle = wide.counter.pmf(50)
     assert sum((p for v, p in middle.items() if v + wide.shift < 50), F(0)) <= F(1, 20)
     assert sum((p for v, p in middle.items() if v + wide.shift - 1 < 50), F(0)) > F(1, 20)
+
+
+def test_threshold_alp_states_the_exact_delta_of_its_threshold2() -> None:
+    """ThresholdALP's own noise and threshold (not a rebuilt pair) give exactly its delta."""
+    from finitedp.alp.combined import ThresholdALP
+    from finitedp.alp.threshold import threshold2
+    from finitedp.checker.measures import hockey_stick
+
+    mech = ThresholdALP(2, 2, "1/4", k=2)  # eps_1 = 1, delta(t) <= 1/4
+    exp_eps = 1 / mech.noise.ratio
+
+    def run(x: tuple[int, int], rng):  # type: ignore[no-untyped-def]
+        counts = {i + 1: v for i, v in enumerate(x) if v}
+        return tuple(sorted(threshold2(counts, mech.noise, mech.t, 2, rng).items()))
+
+    laws = {x: exact_distribution(run, x) for x in product(range(3), repeat=2)}
+    worst = max(
+        hockey_stick(lx, ly, exp_eps)
+        for (x, lx), (y, ly) in product(laws.items(), repeat=2)
+        if abs(x[0] - y[0]) + abs(x[1] - y[1]) == 1
+    )
+    assert worst == mech.privacy.delta <= F(1, 4)
+
+
+def test_threshold2_releases_a_noisy_value_equal_to_t() -> None:
+    """Alg 9 step 4 keeps v >= t: a count of t is released exactly when Z >= 0."""
+    from finitedp.alp.threshold import ClampedGeometric, threshold2
+
+    noise = ClampedGeometric(1, 4)
+    t = 5
+    law = exact_distribution(lambda rng: tuple(threshold2({1: t}, noise, t, 1, rng)))
+    assert law[(1,)] == 1 / (1 + noise.ratio)  # Pr[Z >= 0] of the two-sided geometric
