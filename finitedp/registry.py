@@ -62,6 +62,7 @@ VECTOR_KINDS: dict[str, VectorKind] = {
         *histogram_vectors.PAPER_LAYER,
         *histogram_vectors.PRIMITIVES,
         *alp_vectors.PRIMITIVES,
+        *alp_vectors.PAPER_LAYER,
     )
 }
 

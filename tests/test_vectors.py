@@ -688,6 +688,50 @@ def _alp(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape
     }
 
 
+def _threshold2(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape) -> Any:
+    """SPEC.md 2b, Threshold2."""
+    eps, delta, k = _q(p["epsilon"]), _q(p["delta"]), int(p["k"])
+    probe = GeoSample(2, 2 * eps, noise="tight").noise
+    ratio = Fraction(probe.a, probe.b)
+    assert (str(probe.a), str(probe.b)) == (derived["a"], derived["b"])
+    t = 2
+    while ratio ** (t - 1) / (1 + ratio) > delta:
+        t += 1
+    assert str(t) == derived["t"]
+    noise = GeoSample(2 * (t - 1), 2 * eps, noise="tight")
+
+    def z() -> int:
+        return noise(t - 1, tape.take(noise.d)) - (t - 1)
+
+    counts = _counts(rows)
+    kept = []
+    for x, c in counts.items():
+        v = c + z()
+        if v >= t:
+            kept.append([str(x), str(v)])
+    for _ in range(k - len(counts)):
+        z()
+    return kept
+
+
+def _max_projection(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape) -> Any:
+    """SPEC.md 2b, MaxProjection."""
+    d, eps, s, u = int(p["universe_size"]), _q(p["epsilon"]), int(p["s"]), int(p["u"])
+    l = s.bit_length() - 1  # noqa: E741 - the spec's name
+    word = 64
+    while word < d.bit_length() + l - 1:
+        word += 64
+    a = tape.take(2**word) - 1
+    b = tape.take(2**word) - 1
+    y = [0] * s
+    for x, c in _counts(rows).items():
+        j = ((a * x + b) % 2**word) >> (word - l)
+        y[j] = max(y[j], min(c, u))
+    sampler = GeoSample(u, 2 * eps, noise="tight")
+    assert str(sampler.d) == derived["d"]
+    return {"a": str(a), "b": str(b), "noisy": [str(sampler(v, tape.take(sampler.d))) for v in y]}
+
+
 def _replay_by_spec(vector: dict[str, Any]) -> Any:
     """The output of a recorded vector, computed from SPEC.md alone."""
     name, p, tape = vector["mechanism"], vector["params"], Tape(vector)
@@ -776,6 +820,10 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = _fallback(tape, int(p["n"]), m)
     elif name == "ALP":
         out = _alp(p, vector["derived"], rows, tape)
+    elif name == "Threshold2":
+        out = _threshold2(p, vector["derived"], rows, tape)
+    elif name == "MaxProjection":
+        out = _max_projection(p, vector["derived"], rows, tape)
     elif name == "rand_round":
         q = int(p["q"])
         out = [str(_round(_q(r), q, tape)) for r in p["r"]]

@@ -18,10 +18,12 @@ from ..entries import JSON, VectorCase, VectorKind, cache_key, no_dataset, rows_
 from ..jsonvalues import decimal, parse_rational, parse_uint, rational
 from ..oracle import RandomSource
 from .hashing import word_bits
+from .maxproj import MaxProjection
 from .mechanism import ALP
 from .randomized import digits_per_draw, flip_mask, rand_round
+from .threshold import ClampedGeometric, threshold2, threshold_for
 
-__all__ = ["ALP_VECTORS", "PRIMITIVES", "RANDOM_POOL", "cases"]
+__all__ = ["ALP_VECTORS", "PAPER_LAYER", "PRIMITIVES", "RANDOM_POOL", "cases"]
 
 
 @functools.lru_cache(maxsize=64)
@@ -96,7 +98,65 @@ def _flip_derive(p: Mapping[str, Any]) -> JSON:
     return {"digits_per_draw": decimal(digits_per_draw(parse_uint(p["base"], "base")))}
 
 
+def _threshold(p: Mapping[str, Any]) -> tuple[ClampedGeometric, int]:
+    eps = parse_rational(p["epsilon"], "epsilon")
+    t = threshold_for(ClampedGeometric(eps, 1).ratio, parse_rational(p["delta"], "delta"))
+    return ClampedGeometric(eps, t - 1), t
+
+
+def _threshold_derive(p: Mapping[str, Any]) -> JSON:
+    noise, t = _threshold(p)
+    ratio = noise.ratio
+    return {
+        "a": decimal(ratio.numerator),
+        "b": decimal(ratio.denominator),
+        "t": decimal(t),
+        "R": decimal(noise.r),
+        "d": decimal(noise.sampler.d),
+    }
+
+
+def _threshold_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    noise, t = _threshold(p)
+    released = threshold2(dict(Counter(rows_of(data))), noise, t, parse_uint(p["k"], "k"), rng)
+    return [[decimal(x), decimal(v)] for x, v in sorted(released.items())]
+
+
+def _max(p: Mapping[str, Any]) -> MaxProjection:
+    return MaxProjection(
+        parse_uint(p["universe_size"], "universe_size"),
+        parse_rational(p["epsilon"], "epsilon"),
+        parse_uint(p["s"], "s"),
+        parse_uint(p["u"], "u"),
+    )
+
+
+def _max_derive(p: Mapping[str, Any]) -> JSON:
+    mech = _max(p)
+    ratio = mech.sampler.noise
+    return {
+        "a": decimal(ratio.a),
+        "b": decimal(ratio.b),
+        "d": decimal(mech.sampler.d),
+        "word": decimal(word_bits(mech.universe_size, mech.s)),
+    }
+
+
+def _max_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    release = _max(p).project(dict(Counter(rows_of(data))), rng)
+    h = release.hashes
+    return {
+        "a": decimal(h.a[0]),
+        "b": decimal(h.b[0]),
+        "noisy": [decimal(v) for v in release.noisy],
+    }
+
+
 ALP_VECTORS = VectorKind("ALP", "histogram", _alp_derive, _alp_run)
+PAPER_LAYER = (
+    VectorKind("Threshold2", "histogram", _threshold_derive, _threshold_run),
+    VectorKind("MaxProjection", "histogram", _max_derive, _max_run),
+)
 PRIMITIVES = (
     VectorKind("rand_round", "primitive", lambda p: {}, _round_run),
     VectorKind("flip_mask", "primitive", _flip_derive, _flip_run),
@@ -128,7 +188,7 @@ def _params(
 
 
 def cases() -> Iterator[VectorCase]:
-    """ALP's configurations and its primitives', in the order of the vector file."""
+    """ALP's configurations, its primitives' and its paper-layer variants', in file order."""
     yield "ALP", _params(2, 10, "1", 2, "12", 8), 2
     yield "ALP", _params(3, 1000, "1/2", 3, "40", 8, alpha="5/2"), 2
     yield "ALP", _params(4, 2**64, "1", 4, "30", 16, contribution="2"), 1
@@ -139,6 +199,15 @@ def cases() -> Iterator[VectorCase]:
     yield "rand_round", {"q": "15", "r": ["2/3", "14/5"]}, 1
     yield "flip_mask", {"count": "10", "f": "1", "base": "5"}, 2
     yield "flip_mask", {"count": "70", "f": "7", "base": "26"}, 1
+    threshold = {"n": "4", "universe_size": "10", "epsilon": "1", "delta": "1/20", "k": "4"}
+    yield "Threshold2", threshold, 2
+    yield "Threshold2", {**threshold, "n": "12", "universe_size": "2000", "k": "12"}, 1
+    yield "MaxProjection", {"n": "4", "universe_size": "50", "epsilon": "1", "s": "4", "u": "3"}, 2
+    yield (
+        "MaxProjection",
+        {"n": "6", "universe_size": str(2**64), "epsilon": "1/2", "s": "8", "u": "10"},
+        1,
+    )
 
 
 #: Cheap configurations ``random_vectors`` picks from.
