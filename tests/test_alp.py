@@ -164,9 +164,9 @@ def test_bit_matrix_refuses_dirty_padding() -> None:
 
 
 def test_an_exact_embedding_estimates_exactly_without_noise() -> None:
-    # At eps = 32 the flip probability of Alg 10 is below e^-31, and with 2^20 buckets
+    # At eps = 32 the flip probability of Alg 10 is below e^-31, and with 2^12 buckets
     # the four paths do not collide: this seeded run encodes the counts exactly.
-    mech = ALP(50, 32, k=3, psi=9, variant="histogram", s=2**20)
+    mech = ALP(50, 32, k=3, psi=9, variant="histogram", s=2**12)
     release = mech.project({4: 9, 17: 3, 30: 1}, SeededSource(b"clean"))
     assert release.estimates([4, 17, 30, 2]) == [9, 3, 1, 0]
 
