@@ -363,3 +363,18 @@ def test_an_alp_release_plots_with_estimates_clamped_to_the_counts_range(tmp_pat
     )
     assert plot.returncode == 0, plot.stderr
     assert picture.stat().st_size > 1000
+
+
+def test_max_projection_on_a_grid_rounds_then_adds_noise() -> None:
+    from finitedp.alp.maxproj import MaxProjection
+
+    mech = MaxProjection(100, "1/2", s=8, u=10, step="1/4")
+    assert mech.sampler.noise.exp_epsilon == F(3, 2)  # 1 + eps
+    recorder = RecordingSource(SeededSource(b"grid"))
+    release = mech.project({3: F(9, 4), 50: 10}, recorder)
+    assert len(recorder.tape) == 2 + 2 * 8  # hash, then a rounding and a noise call per bucket
+    assert all(0 <= v <= 10 for v in release.noisy)
+    with pytest.raises(ParameterError, match="multiples of step"):
+        mech.project({3: F(1, 3)})
+    with pytest.raises(ParameterError, match="grid 1/q"):
+        MaxProjection(100, 1, s=8, u=10, step="3/4")

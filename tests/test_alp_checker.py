@@ -453,3 +453,36 @@ def test_threshold2_releases_a_noisy_value_equal_to_t() -> None:
     t = 5
     law = exact_distribution(lambda rng: tuple(threshold2({1: t}, noise, t, 1, rng)))
     assert law[(1,)] == 1 / (1 + noise.ratio)  # Pr[Z >= 0] of the two-sided geometric
+
+
+@pytest.mark.parametrize("values", [(0, 0), (0, 1), (1, 1)])
+def test_rounding_then_ratio_one_over_one_plus_eps_interpolates(values: tuple[int, int]) -> None:
+    """Max-Projection on the 1/4 grid (random rounding, then ratio 1/(1 + eps)): for every
+    pair the ratio is at most prod_a (1 + eps |y_a - y'_a|) <= e^{eps ||x - x'||_1}."""
+    from finitedp.alp.maxproj import MaxProjection, bucket_maxima, max_projection
+
+    mech = MaxProjection(2, 1, s=2, u=2, step=F(1, 4))
+    assert mech.sampler.noise.exp_epsilon == 2  # b/a = 1 + eps
+    table = HashTable(2, tuple((v,) for v in values))
+    grid = [F(v, 4) for v in range(9)]
+    laws = {}
+    for x in product(grid, repeat=2):
+        vector = {i + 1: v for i, v in enumerate(x) if v}
+        laws[x] = exact_distribution(max_projection, vector, table, 2, mech.sampler, q=4)
+    rows = {1: values[0], 2: values[1]}
+    worst = F(0)
+    for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+        distance = abs(x[0] - y[0]) + abs(x[1] - y[1])
+        if not 0 < distance <= 1:
+            continue
+        ratio = max_ratio(lx, ly)
+        ya = bucket_maxima(dict(enumerate(x, 1)), rows, 2, 2)
+        yb = bucket_maxima(dict(enumerate(y, 1)), rows, 2, 2)
+        bound = F(1)
+        for a, b in zip(ya, yb, strict=True):
+            bound *= 1 + abs(a - b)  # eps = 1
+        assert isinstance(ratio, Fraction) and ratio <= bound
+        assert compare_exp(ratio, distance) <= 0
+        worst = max(worst, ratio)
+    # one bucket: a whole unit moved, exactly b/a = 1 + eps; two buckets: 1/2 in each, (3/2)^2
+    assert worst == (F(9, 4) if values[0] != values[1] else 2)

@@ -30,35 +30,52 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..counting.geosample import GeoSample
+from ..errors import ParameterError
 from ..guarantees import Privacy
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction
+from ..ratio import GeometricRatio
 from .hashing import Hashes, HashSequence, check_buckets
 from .mechanism import l1_neighbours
 from .projection import check_sparse
+from .randomized import rand_round
 
 __all__ = ["MaxProjection", "MaxProjectionRelease", "bucket_maxima", "max_projection"]
 
 
-def bucket_maxima(x: Mapping[int, int], rows: dict[int, int], s: int, u: int) -> list[int]:
+def bucket_maxima(
+    x: Mapping[int, Fraction], rows: dict[int, int], s: int, u: int
+) -> list[Fraction]:
     """Alg 11 steps 1-2: ``y_a = max{min(x_j, u) : h(j) = a}`` (0 for an empty bucket)."""
-    y = [0] * s
+    y = [Fraction(0)] * s
     for j, v in x.items():
         a = rows[j]
-        y[a] = max(y[a], min(v, u))
+        y[a] = max(y[a], min(Fraction(v), Fraction(u)))
     return y
 
 
 def max_projection(
-    x: Mapping[int, int], hashes: Hashes, u: int, sampler: GeoSample, rng: RandomSource
+    x: Mapping[int, Fraction],
+    hashes: Hashes,
+    u: int,
+    sampler: GeoSample,
+    rng: RandomSource,
+    q: int = 1,
 ) -> tuple[int, ...]:
-    """Alg 11 steps 1-4 for a fixed ``h`` (the first function of ``hashes``): ``s`` calls.
+    """Alg 11 steps 1-4 for a fixed ``h`` (the first function of ``hashes``).
 
-    Paper: Lebeda thesis Alg 11, Lemma 2.33 (module notes: ``clamp(y_a + Z, 0, u)``).
+    Paper: Lebeda thesis Alg 11, Lemma 2.33 (module notes).
+
+    For each bucket in order: when ``q > 1`` (rational entries on the grid of
+    ``1/q``) one call ``uniform(q)`` rounds ``y_a`` at random, then one call of
+    ``sampler`` at the rounded count: ``s`` or ``2s`` calls.
     """
     rows = {j: int(hashes.rows(j)[0]) for j in x}
-    y = bucket_maxima(x, rows, hashes.s, u)
-    return tuple(sampler.sample(v, rng) for v in y)
+    out = []
+    for v in bucket_maxima(x, rows, hashes.s, u):
+        count = rand_round(v, q, rng) if q > 1 else int(v)
+        out.append(sampler.sample(count, rng))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -95,38 +112,57 @@ class MaxProjection:
 
     Paper: Lebeda thesis Alg 11, Lemmas 2.33-2.34.
 
-    Neighbours: integer vectors at l1 distance at most 1.
+    Neighbours: vectors at l1 distance at most 1 (integer or on the ``step`` grid).
+
+    Integer entries (``step = 1``) get BV's clamped geometric with the tight
+    ratio ``a/b >= e^-eps``.  Entries on a finer grid are first rounded at random
+    (one call each) and then get the ratio ``1/(1 + eps)`` exactly: the output
+    law of a bucket is then the linear interpolation of the laws at the two
+    integers around ``y_a``, and moving ``y_a`` by ``D`` changes any output's
+    probability by a factor of at most ``1 + eps |D| <= e^(eps |D|)``
+    (``proofs_notes/alp_maxproj.md``).
 
     Args:
         universe_size: ``d``.
         epsilon: the budget (per unit of l1 change).
         s: buckets, a power of two (Lemma 2.34: ``s = Omega(eps ||x||_1)``).
-        u: the public bound on entries; larger ones count as ``u``.
+        u: the public bound on entries (an int); larger ones count as ``u``.
+        step: the public grid of the values (default 1: integers).
     """
 
-    def __init__(self, universe_size: int, epsilon: object, s: int, u: int) -> None:
+    def __init__(
+        self, universe_size: int, epsilon: object, s: int, u: int, step: object = 1
+    ) -> None:
         self.universe_size = check_positive_int(universe_size, "universe_size")
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.s = check_buckets(s)
         self.u = check_positive_int(u, "u")
-        self.sampler = GeoSample(self.u, 2 * self.epsilon, noise="tight")
+        self.step = positive_fraction(step, "step")
+        self.q = self.step.denominator if self.step.denominator != 1 else 1
+        if self.step.numerator != 1:
+            raise ParameterError(f"step: got {self.step}; use a grid 1/q (e.g. 1/4)")
+        if self.q == 1:
+            self.sampler = GeoSample(self.u, 2 * self.epsilon, noise="tight")
+        else:
+            e = self.epsilon
+            ratio = GeometricRatio(e.denominator, e.denominator + e.numerator)  # 1/(1 + eps)
+            self.sampler = GeoSample(self.u, 2 * self.epsilon, ratio=ratio)
 
     @property
     def privacy(self) -> Privacy:
-        """``(eps, 0)`` for integer vectors at l1 distance 1 (Lemma 2.33)."""
+        """``(eps, 0)`` for vectors at l1 distance 1 (Lemma 2.33)."""
         return Privacy(self.epsilon)
 
     def project(
         self, x: Mapping[int, object], rng: RandomSource | None = None
     ) -> MaxProjectionRelease:
-        """Draw ``h`` (2 calls), then one noisy maximum per bucket (``s`` calls).
+        """Draw ``h`` (2 calls), then per bucket a rounding call (finer grids) and a noise call.
 
         Raises:
-            ParameterError: a key outside ``[1, d]`` or a negative or non-integer value.
+            ParameterError: a key outside ``[1, d]``, or a negative value off the grid.
         """
         rng = default_source() if rng is None else rng
-        entries = check_sparse(x, self.universe_size, len(x), Fraction(1))
+        entries = check_sparse(x, self.universe_size, len(x), self.step)
         hashes = HashSequence.draw(self.universe_size, self.s, 1, rng)
-        counts = {j: int(v) for j, v in entries.items()}
-        noisy = max_projection(counts, hashes, self.u, self.sampler, rng)
+        noisy = max_projection(entries, hashes, self.u, self.sampler, rng, self.q)
         return MaxProjectionRelease(hashes, noisy, self.privacy, l1_neighbours(1))

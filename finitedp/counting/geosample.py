@@ -25,9 +25,10 @@ from fractions import Fraction
 
 import gmpy2
 
-from ..exactmath import min_power_at_least
-from ..params import check_count, check_positive_int, probability, short_fraction
-from ..ratio import DEFAULT_SLACK, resolve_noise
+from ..errors import ParameterError
+from ..exactmath import compare_exp, min_power_at_least
+from ..params import check_count, check_positive_int, positive_fraction, probability, short_fraction
+from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
 from .base import CountingSampler, bisect_cdf, ceil_log2_int
 from .geometric import GeometricMechanism
@@ -47,6 +48,8 @@ class GeoSample(CountingSampler):
         noise: ``"paper"`` (BV's ratio ``2^k/(2^k+1)``, the default) or ``"tight"``
             (a rational ratio using at least ``1 - slack`` of ``eps/2``).
         slack: the share of ``eps/2`` a tight ratio may leave unused.
+        ratio: an explicit ratio ``a/b`` instead of ``noise``'s (Lebeda's ALP uses
+            ``1/(1 + e)``); its ``b/a <= e^(eps/2)`` is decided exactly.
 
     Raises:
         ParameterError: a parameter out of range; FloatParameterError: a float.
@@ -55,10 +58,23 @@ class GeoSample(CountingSampler):
     __slots__ = ("_a", "_b")
 
     def __init__(
-        self, n: int, epsilon: object, *, noise: str = "paper", slack: object = DEFAULT_SLACK
+        self,
+        n: int,
+        epsilon: object,
+        *,
+        noise: str = "paper",
+        slack: object = DEFAULT_SLACK,
+        ratio: GeometricRatio | None = None,
     ) -> None:
         n = check_positive_int(n, "n")
-        eps, ratio = resolve_noise(epsilon, noise, slack)
+        if ratio is None:
+            eps, ratio = resolve_noise(epsilon, noise, slack)
+        else:
+            eps = positive_fraction(epsilon, "epsilon")
+            if compare_exp(ratio.exp_epsilon, eps / 2) > 0:
+                raise ParameterError(
+                    f"ratio: b/a = {ratio.exp_epsilon} exceeds e^(eps/2) for eps = {eps}"
+                )
         require_bits(
             (ratio.a + ratio.b).bit_length() + (n - 1) * ratio.b.bit_length(),
             "GeoSample's integers (d = (a + b) b^(n-1))",

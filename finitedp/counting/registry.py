@@ -73,7 +73,9 @@ def _slack(slack: object) -> dict[str, object]:
 def _geo(n: int, epsilon: object, gamma: object, noise: str, slack: object) -> CountingSampler:
     if gamma is not None:
         raise ParameterError("gamma: applies to the fast counter only")
-    return GeoSample(n, epsilon, noise=noise, **_slack(slack))
+    if slack is None:
+        return GeoSample(n, epsilon, noise=noise)
+    return GeoSample(n, epsilon, noise=noise, slack=slack)
 
 
 def _fast(n: int, epsilon: object, gamma: object, noise: str, slack: object) -> CountingSampler:
