@@ -156,3 +156,13 @@ def test_bad_inputs_are_refused() -> None:
         sampler(1, 0)
     with pytest.raises(ParameterError, match=r"u: got"):
         sampler(1, sampler.d + 1)
+
+
+def test_an_explicit_ratio_is_checked_against_the_budget() -> None:
+    from finitedp.ratio import GeometricRatio
+
+    g = GeoSample(4, 2, ratio=GeometricRatio(1, 2))  # b/a = 2 <= e^(2/2)
+    assert g.noise.exp_epsilon == 2 and g.mode == "tight"
+    assert g.pmf(2) == GeometricMechanism(4, Fraction(2)).pmf(2)
+    with pytest.raises(ParameterError, match="exceeds e\\^\\(eps/2\\)"):
+        GeoSample(4, 1, ratio=GeometricRatio(1, 2))  # 2 > e^(1/2)
