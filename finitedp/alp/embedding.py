@@ -126,10 +126,6 @@ class BitMatrix:
         out: npt.NDArray[np.uint8] = flat.reshape(self.m, self.s)
         return out
 
-    def ones(self) -> int:
-        """The number of set bits."""
-        return int(np.unpackbits(self.bytes_view).sum())
-
     def to_text(self) -> str:
         """The packed bytes in base64 (the release's ``"bits"`` field)."""
         return base64.b64encode(self.packed).decode("ascii")

@@ -27,8 +27,6 @@ from fractions import Fraction
 from itertools import product
 from math import floor
 
-import numpy as np
-
 from .embedding import peak_average, unary_embedding
 from .hashing import Hashes
 
@@ -95,8 +93,3 @@ def estimate_law(y: int, m: int, p_down: Fraction, p_up: Fraction) -> dict[Fract
             value = peak_average(bits)
             out[value] = out.get(value, Fraction(0)) + prob
     return out
-
-
-def bits_of(matrix: np.ndarray) -> Bits:
-    """An ``(m, s)`` 0/1 array as a tuple in storage order (the keys of :func:`projection_law`)."""
-    return tuple(int(v) for v in matrix.reshape(-1))

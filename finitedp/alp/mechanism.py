@@ -43,8 +43,10 @@ __all__ = ["ALP", "DEFAULT_ALPHA", "DEFAULT_COLLISION", "for_rows", "l1_neighbou
 DEFAULT_ALPHA = Fraction(3)
 #: The collision bound ``k/s`` of the thesis' experiments (Fig 2.4: 0.1).
 DEFAULT_COLLISION = Fraction(1, 10)
-#: Bytes per bit of the embedding while projecting (unpacked z, flips, digits).
-_BYTES_PER_BIT = 4
+#: A projection holds the packed matrix, its immutable copy and one block of flip
+#: draws (``randomized._BLOCK_DRAWS``): about 2.3 packed arrays measured
+#: (``benchmarks/bench_alp.py``); the estimate takes 3 plus 16 MiB for the block.
+_PACKED_COPIES, _BLOCK_BYTES = 3, 16 << 20
 
 
 def l1_neighbours(contribution: Fraction | int) -> str:
@@ -145,7 +147,7 @@ class ALP:
             self.flip = flip_probability(self.alpha)
             self.scale = self.alpha / self.unit_epsilon
         require_memory(
-            _BYTES_PER_BIT * self.s * self.m,
+            _PACKED_COPIES * -(-self.s * self.m // 8) + _BLOCK_BYTES,
             f"the {self.s} x {self.m} ALP embedding",
             f"k = {short_int(self.k)}, psi = {self.psi}, epsilon = {self.epsilon}",
         )
