@@ -11,7 +11,7 @@ mechanism.
 >>> [entry.name for entry in MECHANISMS.values()]
 ['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp']
 >>> sorted(READERS)
-['alp', 'compact_histogram', 'partial_histogram']
+['alp', 'compact_histogram', 'partial_histogram', 'threshold_alp']
 """
 
 from __future__ import annotations

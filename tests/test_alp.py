@@ -378,3 +378,35 @@ def test_max_projection_on_a_grid_rounds_then_adds_noise() -> None:
         mech.project({3: F(1, 3)})
     with pytest.raises(ParameterError, match="grid 1/q"):
         MaxProjection(100, 1, s=8, u=10, step="3/4")
+
+
+def test_cli_threshold_alp_with_delta(tmp_path: Path) -> None:
+    data = tmp_path / "v.csv"
+    data.write_text("city\n" + "Paris\n" * 30 + "Oslo\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    base = [sys.executable, "-m", "finitedp", "release", str(data), "--column", "city"]
+    base += ["--universe", "utf8:8", "--epsilon", "1", "--quiet"]
+    done = subprocess.run(
+        [*base, "--mechanism", "alp", "--delta", "1/1000000", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    assert document["release"]["type"] == "threshold_alp"
+    assert F(document["privacy"]["delta"]) <= F(1, 10**6)
+    query = subprocess.run(
+        [sys.executable, "-m", "finitedp", "query", str(out), "Paris", "Rome"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert query.returncode == 0, query.stderr
+    for flags, message in [
+        (["--mechanism", "stability"], "--delta: stability needs it"),
+        (["--mechanism", "alp", "--delta", "1/100", "--psi", "5"], "--psi: with --delta"),
+        (["--delta", "1/100"], "only stability, alp takes it"),
+    ]:
+        bad = subprocess.run([*base, *flags], capture_output=True, text=True, check=False)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr

@@ -486,3 +486,27 @@ def test_rounding_then_ratio_one_over_one_plus_eps_interpolates(values: tuple[in
         worst = max(worst, ratio)
     # one bucket: a whole unit moved, exactly b/a = 1 + eps; two buckets: 1/2 in each, (3/2)^2
     assert worst == (F(9, 4) if values[0] != values[1] else 2)
+
+
+def test_threshold2_for_a_replaced_row_states_its_group_delta() -> None:
+    """Two counts move by one (one row replaced): the exact hockey-stick at (b/a)^2 is at
+    most delta(t) (1 + b/a), the group delta ThresholdALP(contribution=2) states."""
+    from finitedp.alp.combined import ThresholdALP
+    from finitedp.alp.threshold import threshold2
+    from finitedp.checker.measures import hockey_stick
+
+    mech = ThresholdALP(2, 2, "1/3", k=2, contribution=2)  # eps_1 = 1: 1/2 per unit
+    r = 1 / mech.noise.ratio
+    assert compare_exp(r * r, mech.epsilon1) <= 0
+
+    def run(x: tuple[int, int], rng):  # type: ignore[no-untyped-def]
+        counts = {i + 1: v for i, v in enumerate(x) if v}
+        return tuple(sorted(threshold2(counts, mech.noise, mech.t, 2, rng).items()))
+
+    laws = {x: exact_distribution(run, x) for x in product(range(4), repeat=2)}
+    worst = max(
+        hockey_stick(laws[x], laws[(x[0] - 1, x[1] + 1)], r * r)
+        for x in laws
+        if x[0] >= 1 and x[1] <= 2
+    )
+    assert 0 < worst <= mech.privacy.delta <= F(1, 3)

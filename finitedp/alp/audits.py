@@ -36,8 +36,9 @@ from ..errors import ParameterError
 from ..oracle import RandomSource, draw
 from .embedding import BitMatrix, path_bits, peak_average
 from .hashing import HashTable
-from .mechanism import for_rows
+from .mechanism import ALP
 from .randomized import flip_draws
+from .rows import for_rows
 
 __all__ = ["ALP_SIZES", "alp_plan"]
 
@@ -75,7 +76,14 @@ def _tables(universe_size: int, s: int, m: int) -> list[HashTable]:
 def alp_plan(request: AuditRequest) -> AuditPlan:
     """ALP (Alg 4 or Alg 10) over every dataset of a tiny universe, every hash table."""
     n, size = request.n, request.universe_size
+    if request.option("delta") is not None:
+        raise ParameterError(
+            "--delta: the audit explores pure ALP only; Threshold ALP's Threshold2 is checked "
+            "exactly in tests/test_alp_checker.py (its delta at l1 distance 1 and 2)"
+        )
     mech = for_rows(n, size, request.epsilon, request.option, request.beta)
+    if not isinstance(mech, ALP):  # pragma: no cover - guarded by the delta check
+        raise AssertionError("for_rows built a Threshold ALP without --delta")
     tables = _tables(size, mech.s, mech.m)
     accuracy = mech.accuracy(request.beta)
 

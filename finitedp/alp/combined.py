@@ -32,14 +32,14 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
-from ..guarantees import Privacy
+from ..guarantees import Accuracy, Privacy
 from ..jsonvalues import json_int, load_json, parse_count, parse_rational, rational
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, exact_fraction, positive_fraction, probability
 from .mechanism import ALP, DEFAULT_ALPHA, l1_neighbours
 from .projection import check_sparse
 from .release import ALPRelease
-from .threshold import ClampedGeometric, threshold2, threshold_delta, threshold_for
+from .threshold import ClampedGeometric, group_delta, least_threshold, threshold2
 
 __all__ = ["ThresholdALP", "ThresholdALPRelease"]
 
@@ -166,29 +166,59 @@ class ThresholdALP:
         s: int | None = None,
         split: object = Fraction(1, 2),
         variant: str = "alp",
+        contribution: int = 1,
+        rows: int | None = None,
     ) -> None:
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.delta = probability(delta, "delta")
         share = probability(split, "split")
         self.k = check_positive_int(k, "k")
+        self.contribution = check_positive_int(contribution, "contribution")
+        self.rows = None if rows is None else check_positive_int(rows, "rows")
         self.epsilon1 = self.epsilon * share
         self.epsilon2 = self.epsilon - self.epsilon1
-        ratio = ClampedGeometric(self.epsilon1, 1).ratio  # the ratio does not depend on R
-        self.t = threshold_for(ratio, self.delta)
-        self.noise = ClampedGeometric(self.epsilon1, self.t - 1)
+        unit = self.epsilon1 / self.contribution
+        ratio = ClampedGeometric(unit, 1).ratio  # the ratio does not depend on R
+        self.t = least_threshold(ratio, self.delta, self.contribution)
+        self.noise = ClampedGeometric(unit, self.t - 1)
         self.alp = ALP(
-            universe_size, self.epsilon2, self.k, self.t, alpha=alpha, s=s, variant=variant
+            universe_size,
+            self.epsilon2,
+            self.k,
+            self.t,
+            alpha=alpha,
+            s=s,
+            variant=variant,
+            contribution=self.contribution,
         )
 
     @property
     def privacy(self) -> Privacy:
-        """``(eps, delta(t))``, ``delta(t) = alpha^(t-1)/(1 + alpha) <= delta`` (module notes)."""
-        return Privacy(self.epsilon, threshold_delta(self.noise.ratio, self.t))
+        """``(eps, delta_c(t))``, ``delta_c(t) = delta(t) sum_{j < c} (b/a)^j <= delta``."""
+        return Privacy(self.epsilon, group_delta(self.noise.ratio, self.t, self.contribution))
 
     @property
     def neighbours(self) -> str:
         """The neighbour relation of :attr:`privacy`."""
-        return l1_neighbours(1)
+        return l1_neighbours(self.contribution)
+
+    def accuracy(self, beta: object) -> Accuracy:
+        """Per-query: at most ``R + a_ALP`` with probability ``1 - beta`` (``a_ALP``: ``psi = t``).
+
+        A released entry is off by its noise ``|Z| <= R``.  An entry that is not
+        released has ``x + Z < t``, so ``x < t + R``: ALP (``psi = t``) estimates it
+        within its own bound plus the ``x - t < R`` it cannot encode.
+        """
+        inner = self.alp.accuracy(beta)
+        if inner.per_query is None:  # pragma: no cover - ALP always states one (capped)
+            raise AssertionError("ALP stated no per-query accuracy")
+        return Accuracy(
+            beta=inner.beta,
+            per_query=self.noise.r + inner.per_query,
+            threshold=None,
+            simultaneous=None,
+            source=f"Lebeda thesis Lemma 2.26 with {inner.source}",
+        )
 
     def project(
         self, x: Mapping[int, object], rng: RandomSource | None = None
@@ -209,7 +239,14 @@ class ThresholdALP:
     def release(
         self, data: Iterable[object], rng: RandomSource | None = None
     ) -> ThresholdALPRelease:
-        """Release the histogram of ``data`` (each row adds 1 to one key)."""
+        """Release the histogram of ``data`` (each row adds 1 to one key).
+
+        Raises:
+            ParameterError: a row that is not a key, or (with ``rows``) a dataset of another size.
+        """
+        data = list(data)
+        if self.rows is not None and len(data) != self.rows:
+            raise ParameterError(f"data: got {len(data)} rows; this release is for n = {self.rows}")
         counts: dict[int, int] = {}
         for row in data:
             key = exact_fraction(row, "row")

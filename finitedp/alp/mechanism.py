@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from ..errors import ParameterError
@@ -37,7 +37,7 @@ from .hashing import Hashes, HashSequence, check_buckets
 from .projection import alp_columns, alp_projection, flip_probability, histogram_projection
 from .release import ALPRelease
 
-__all__ = ["ALP", "DEFAULT_ALPHA", "DEFAULT_COLLISION", "for_rows", "l1_neighbours"]
+__all__ = ["ALP", "DEFAULT_ALPHA", "DEFAULT_COLLISION", "l1_neighbours"]
 
 #: The thesis' choice in Section 2.9 (Figs 2.4-2.5).
 DEFAULT_ALPHA = Fraction(3)
@@ -275,48 +275,3 @@ class ALP:
             out += [("a", str(self.flip[0])), ("b", str(self.flip[1] - self.flip[0]))]
         out.append(("contribution", str(self.contribution)))
         return tuple(out)
-
-
-def for_rows(
-    n: int,
-    universe_size: int,
-    epsilon: object,
-    option: Callable[[str], object],
-    beta: object = None,
-) -> ALP:
-    """The ALP that ``finitedp release --mechanism alp`` builds for ``n`` rows (``n`` public).
-
-    One row is one person: replacing it moves two counts by one (l1 distance
-    2, BV's relation), so ``contribution = 2``.  Defaults: ``k = min(n, |X|)``
-    (at most ``n`` keys occur), ``psi = n`` (no count exceeds ``n``; Thm 2.2's
-    ``psi = u``), ``alpha = 3``; ``option(name)`` gives ``--psi``, ``--k``,
-    ``--alpha``, ``--buckets`` and ``--histogram-projection``; ``beta`` (the
-    accuracy statement's) is checked here, before any data is read.
-    """
-    if beta is not None:
-        probability(beta, "beta")
-    k, psi, alpha, buckets = (option(name) for name in ("k", "psi", "alpha", "buckets"))
-    keys = min(n, universe_size) if k is None else _int_option(k, "k")
-    s: int | None = None
-    if buckets is not None:
-        s = check_buckets(_int_option(buckets, "buckets"), "buckets")
-        if not s > 2 * keys:
-            raise ParameterError(f"buckets: got {s}; it must exceed 2k = {2 * keys}")
-    return ALP(
-        universe_size,
-        epsilon,
-        k=keys,
-        psi=n if psi is None else psi,
-        alpha=DEFAULT_ALPHA if alpha is None else alpha,
-        s=s,
-        contribution=2,
-        variant="histogram" if option("histogram_projection") else "alp",
-        rows=n,
-    )
-
-
-def _int_option(value: object, name: str) -> int:
-    v = exact_fraction(value, name)
-    if v.denominator != 1:
-        raise ParameterError(f"{name}: got {v}; it must be an integer")
-    return check_positive_int(int(v), name)

@@ -17,8 +17,10 @@ from ..entries import (
 )
 from . import vectorcases
 from .audits import ALP_SIZES, alp_plan
-from .mechanism import for_rows, l1_neighbours
+from .combined import ThresholdALPRelease
+from .mechanism import l1_neighbours
 from .release import ALPRelease
+from .rows import for_rows
 
 __all__ = ["ENTRIES", "READERS"]
 
@@ -32,6 +34,10 @@ _OPTIONS = (
     Option("alpha", "Alg 2's scale alpha (default 3, the thesis' choice)"),
     Option("k", "the public bound on distinct values (default min(n, |X|))", kind="int"),
     Option("buckets", "s, a power of two > 2k (default: the least >= 10k)", kind="int"),
+    Option(
+        "delta",
+        "Threshold ALP (Algs 7-9): (eps, delta)-DP, large counts released by Threshold2",
+    ),
     Option(
         "histogram_projection",
         "Alg 10 (flip ratio near e^(eps/2)) instead of Alg 4: better from eps ~ 1.4 (Fig 2.5)",
@@ -49,8 +55,9 @@ hash functions: the release draws multiply-add-shift functions from uniform(2^64
 ENTRIES: tuple[MechanismEntry, ...] = (
     MechanismEntry(
         name="alp",
-        summary="a noisy bit matrix, read with query; (eps, 0)-DP; Lebeda thesis Alg 4/10",
-        paper="Lebeda thesis Alg 4/5 (Lemma 2.15), Alg 10 (Lemma 2.30)",
+        summary="a noisy bit matrix, read with query; (eps, 0)-DP (--delta: Threshold ALP); "
+        "Lebeda thesis Alg 4/10",
+        paper="Lebeda thesis Alg 4/5 (Lemma 2.15), Alg 10 (Lemma 2.30), Algs 7-9 (Lemma 2.26)",
         neighbours=l1_neighbours(2),
         build=_alp,
         release_type="alp",
@@ -66,4 +73,7 @@ ENTRIES: tuple[MechanismEntry, ...] = (
     ),
 )
 
-READERS: tuple[ReleaseReader, ...] = (ReleaseReader("alp", ALPRelease.from_json, lists_bins=False),)
+READERS: tuple[ReleaseReader, ...] = (
+    ReleaseReader("alp", ALPRelease.from_json, lists_bins=False),
+    ReleaseReader("threshold_alp", ThresholdALPRelease.from_json, lists_bins=False),
+)

@@ -47,7 +47,14 @@ from ..exactmath import ceil_log_ratio
 from ..oracle import RandomSource
 from ..params import check_positive_int, positive_fraction, probability
 
-__all__ = ["ClampedGeometric", "threshold2", "threshold_delta", "threshold_for"]
+__all__ = [
+    "ClampedGeometric",
+    "group_delta",
+    "least_threshold",
+    "threshold2",
+    "threshold_delta",
+    "threshold_for",
+]
 
 
 class ClampedGeometric:
@@ -97,6 +104,24 @@ def threshold_for(alpha: Fraction, delta: object) -> int:
         raise ParameterError(f"alpha: got {alpha}; a geometric ratio lies in (0, 1)")
     # alpha^(t-1) <= delta (1 + alpha)  <=>  (1/alpha)^(t-1) >= 1/(delta (1 + alpha))
     return max(2, 1 + ceil_log_ratio(1 / alpha, 1 / (d * (1 + alpha))))
+
+
+def group_delta(alpha: Fraction, t: int, c: int) -> Fraction:
+    """``delta(t) (1 + r + ... + r^(c-1))``, ``r = 1/alpha``: the ``delta`` at l1 distance ``c``.
+
+    Group privacy: each unit step is ``(ln r, delta(t))``-DP, so ``c`` steps are
+    ``(c ln r, delta(t) sum_{j < c} r^j)``-DP (``P <= r P' + d`` applied ``c`` times).
+    """
+    r = 1 / alpha
+    return threshold_delta(alpha, t) * sum((r**j for j in range(c)), Fraction(0))
+
+
+def least_threshold(alpha: Fraction, delta: Fraction, c: int) -> int:
+    """The least ``t >= 2`` with ``group_delta(alpha, t, c) <= delta``."""
+    t = threshold_for(alpha, delta)
+    while group_delta(alpha, t, c) > delta:
+        t += 1
+    return t
 
 
 def threshold2(

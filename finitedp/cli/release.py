@@ -107,17 +107,22 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
             an option it does not take, or a parameter that is not an exact number.
     """
     entry = None if args.mechanism is None else mechanism(args.mechanism)
-    takes = {o.name for o in entry.release_options} if entry is not None else set()
+    own = {o.name: o for o in entry.release_options} if entry is not None else {}
     # The form only (the mechanism checks the range once n is known), so that a typo
     # fails before a large file is read.
     exact_fraction(args.epsilon, "epsilon")
     exact_fraction(args.beta, "beta")
     for option in _release_options().values():
         value = getattr(args, option.name)
-        if value is None and entry is not None and option.name in takes and option.required:
-            raise ParameterError(f"{option.flag}: {args.mechanism} needs it ({option.help})")
-        if value is not None and option.name not in takes:
-            users = [e.name for e in MECHANISMS.values() if option in e.release_options]
+        mine = own.get(option.name)  # the mechanism's own option: its help, whether required
+        if value is None and mine is not None and mine.required:
+            raise ParameterError(f"{option.flag}: {args.mechanism} needs it ({mine.help})")
+        if value is not None and mine is None:
+            users = [
+                e.name
+                for e in MECHANISMS.values()
+                if option.name in {o.name for o in e.release_options}
+            ]
             raise ParameterError(
                 f"{option.flag}: got {value}; only {', '.join(users)} takes it, not the "
                 f"{args.mechanism or 'default'} mechanism"
