@@ -410,3 +410,17 @@ def test_cli_threshold_alp_with_delta(tmp_path: Path) -> None:
     ]:
         bad = subprocess.run([*base, *flags], capture_output=True, text=True, check=False)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+def test_bound_helpers_stay_exact_for_int_arguments_and_refuse_floats() -> None:
+    from finitedp.alp.bounds import entry_error_bound, gamma, y_error_bound
+    from finitedp.alp.threshold import group_delta, threshold_delta, threshold_for
+
+    values = [gamma(3, 0), y_error_bound(3, 0), entry_error_bound(3, 0)]
+    assert all(type(v) is Fraction for v in values) and values[0] == 3
+    assert type(threshold_delta(F(1, 2), 3)) is Fraction and threshold_for(F(1, 2), F(1, 2)) == 2
+    assert group_delta(F(1, 2), 3, 2) == 3 * threshold_delta(F(1, 2), 3)
+    with pytest.raises(ParameterTypeError, match="alpha"):
+        gamma(3.0, 0)
+    with pytest.raises(ParameterTypeError, match="alpha"):
+        threshold_delta(0.5, 3)  # type: ignore[arg-type]

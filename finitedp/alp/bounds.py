@@ -24,6 +24,7 @@ from math import floor
 
 from ..errors import ParameterError
 from ..exactmath import ln_bounds
+from ..params import exact_fraction, probability
 
 __all__ = [
     "collision_flip",
@@ -43,7 +44,7 @@ SQRT_PI_LOWER = Fraction(17724, 10000)
 
 
 def _probability_below_half(p: Fraction) -> Fraction:
-    p = Fraction(p)
+    p = exact_fraction(p, "p")
     if not 0 <= p < Fraction(1, 2):
         raise ParameterError(f"p: got {p}; the random walks need 0 <= p < 1/2")
     return p
@@ -57,6 +58,7 @@ def walk_expectation(p: Fraction) -> Fraction:
 
 def gamma(alpha: Fraction, collision: Fraction) -> Fraction:
     """Lemma 2.10: ``gamma = (alpha + 2)/(1 + alpha k/s) - 2`` with ``collision = k/s``."""
+    alpha, collision = exact_fraction(alpha, "alpha"), exact_fraction(collision, "collision")
     return (alpha + 2) / (1 + alpha * collision) - 2
 
 
@@ -65,6 +67,7 @@ def collision_flip(p: Fraction, collision: Fraction) -> Fraction:
 
     Paper: Lebeda thesis proof of Lemma 2.10 (``1/(gamma + 2)``), Lemma 2.32.
     """
+    p, collision = exact_fraction(p, "p"), exact_fraction(collision, "collision")
     return (1 - collision) * p + collision * (1 - p)
 
 
@@ -74,6 +77,7 @@ def y_error_bound(alpha: Fraction, collision: Fraction) -> Fraction:
     Raises:
         ParameterError: ``collision >= 1/2`` (then ``gamma <= 0``; Alg 2 needs ``s > 2k``).
     """
+    alpha = exact_fraction(alpha, "alpha")
     g = gamma(alpha, collision)
     if g <= 0:
         raise ParameterError(f"collision: got {collision}; Lemma 2.10 needs k/s < 1/2")
@@ -82,7 +86,7 @@ def y_error_bound(alpha: Fraction, collision: Fraction) -> Fraction:
 
 def entry_error_bound(alpha: Fraction, collision: Fraction) -> Fraction:
     """Fig 2.3a / Lemma 2.11: ``E|x_i - x~_i| <= (1/2 + Lemma 2.10) alpha`` at ``eps = 1``."""
-    return (Fraction(1, 2) + y_error_bound(alpha, collision)) * alpha
+    return (Fraction(1, 2) + y_error_bound(alpha, collision)) * exact_fraction(alpha, "alpha")
 
 
 def histogram_error_bound(exp_epsilon: Fraction, collision: Fraction) -> Fraction:
@@ -92,22 +96,22 @@ def histogram_error_bound(exp_epsilon: Fraction, collision: Fraction) -> Fractio
     (``4r/(r - 1)^2``), the positive side Lemma 2.9 at the collision-raised
     ``p' = 1/(gamma + 2)`` (``(4 gamma + 4)/gamma^2``).
     """
-    r = Fraction(exp_epsilon)
+    r = exact_fraction(exp_epsilon, "exp_epsilon")
     if r <= 1:
         raise ParameterError(f"exp_epsilon: got {r}; need b/a > 1")
     p = 1 / (r + 1)
     return walk_expectation(p) + walk_expectation(collision_flip(p, collision))
 
 
-def tail_holds(probability: Fraction, p: Fraction, tau: int) -> bool:
-    """Whether ``probability <= 2 (4(p - p^2))^(tau/2) / (sqrt(pi) (1 - 2p))`` (Lemma 2.12).
+def tail_holds(chance: Fraction, p: Fraction, tau: int) -> bool:
+    """Whether ``chance <= 2 (4(p - p^2))^(tau/2) / (sqrt(pi) (1 - 2p))`` (Lemma 2.12).
 
     Decided exactly by squaring and ``pi <= 355/113`` (a ``True`` is a proof; a
     ``False`` could only be wrong within ``3e-7`` relative, and none is expected).
     """
     p = _probability_below_half(p)
     c = 4 * (p - p * p)
-    return probability**2 * PI_UPPER * (1 - 2 * p) ** 2 <= 4 * c**tau
+    return exact_fraction(chance, "chance") ** 2 * PI_UPPER * (1 - 2 * p) ** 2 <= 4 * c**tau
 
 
 def tail_radius(p: Fraction, beta: Fraction) -> Fraction:
@@ -119,8 +123,7 @@ def tail_radius(p: Fraction, beta: Fraction) -> Fraction:
     The ratio of logarithms does not depend on their base.
     """
     p = _probability_below_half(p)
-    if not 0 < beta < 1:
-        raise ParameterError(f"beta: got {beta}; it must lie in (0, 1)")
+    beta = probability(beta, "beta")
     if p == 0:
         return Fraction(0)
     top = 2 / (beta * SQRT_PI_LOWER * (1 - 2 * p))

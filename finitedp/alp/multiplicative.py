@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
 
@@ -43,6 +43,7 @@ from ..exactmath import exp_bounds, ln_bounds
 from ..guarantees import Privacy
 from ..oracle import RandomSource, default_source
 from ..params import exact_fraction, positive_fraction
+from .bounds import gamma
 from .mechanism import ALP, DEFAULT_ALPHA
 from .projection import check_sparse
 from .release import ALPRelease
@@ -63,7 +64,7 @@ class LogMap:
 
     base: Fraction
     top: Fraction
-    breakpoints: tuple[int, ...] = ()
+    breakpoints: tuple[int, ...] = field(default=(), init=False)
 
     def __post_init__(self) -> None:
         if not self.base > 1:
@@ -115,8 +116,8 @@ def thesis_base(alpha: Fraction, collision: Fraction, epsilon: Fraction) -> Frac
     ``p = 1/(gamma + 2)`` with Lemma 2.10's ``gamma``.  Any ``B > 1`` keeps privacy;
     this one keeps Lemma 2.29's error analysis (a smaller ``B`` only refines the scale).
     """
-    gamma = (alpha + 2) / (1 + alpha * collision) - 2
-    p = 1 / (gamma + 2)
+    p = 1 / (gamma(alpha, collision) + 2)
+    epsilon, alpha = exact_fraction(epsilon, "epsilon"), exact_fraction(alpha, "alpha")
     c = 4 * (p - p * p)
     # B = c^(-eps/(4 alpha)) = exp(eps ln(1/c) / (4 alpha)); bracket it from below (3 digits).
     low = exp_bounds(epsilon * ln_bounds(1 / c)[0] / (4 * alpha), 32)[0]

@@ -45,7 +45,7 @@ from ..counting.geosample import GeoSample
 from ..errors import ParameterError
 from ..exactmath import ceil_log_ratio
 from ..oracle import RandomSource
-from ..params import check_positive_int, positive_fraction, probability
+from ..params import check_positive_int, exact_fraction, positive_fraction, probability
 
 __all__ = [
     "ClampedGeometric",
@@ -89,6 +89,7 @@ class ClampedGeometric:
 
 def threshold_delta(alpha: Fraction, t: int) -> Fraction:
     """``delta(t) = alpha^(t-1) / (1 + alpha)``: the chance a count of 1 reaches ``t``."""
+    alpha = exact_fraction(alpha, "alpha")
     return alpha ** (t - 1) / (1 + alpha)
 
 
@@ -100,6 +101,7 @@ def threshold_for(alpha: Fraction, delta: object) -> int:
     tail is exact).
     """
     d = probability(delta, "delta")
+    alpha = exact_fraction(alpha, "alpha")
     if not 0 < alpha < 1:
         raise ParameterError(f"alpha: got {alpha}; a geometric ratio lies in (0, 1)")
     # alpha^(t-1) <= delta (1 + alpha)  <=>  (1/alpha)^(t-1) >= 1/(delta (1 + alpha))
@@ -112,7 +114,7 @@ def group_delta(alpha: Fraction, t: int, c: int) -> Fraction:
     Group privacy: each unit step is ``(ln r, delta(t))``-DP, so ``c`` steps are
     ``(c ln r, delta(t) sum_{j < c} r^j)``-DP (``P <= r P' + d`` applied ``c`` times).
     """
-    r = 1 / alpha
+    r = 1 / exact_fraction(alpha, "alpha")
     return threshold_delta(alpha, t) * sum((r**j for j in range(c)), Fraction(0))
 
 
