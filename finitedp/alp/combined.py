@@ -35,7 +35,8 @@ from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..jsonvalues import json_int, load_json, parse_count, parse_rational, rational
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..params import check_positive_int, positive_fraction, probability
+from .embedding import histogram_of
 from .mechanism import ALP, DEFAULT_ALPHA, l1_neighbours
 from .projection import check_sparse
 from .release import ALPRelease
@@ -242,18 +243,10 @@ class ThresholdALP:
         """Release the histogram of ``data`` (each row adds 1 to one key).
 
         Raises:
-            ParameterError: a row that is not a key, or (with ``rows``) a dataset of another size.
+            ParameterError: a row that is not a key in ``[1, d]``, or (with ``rows``) a
+                dataset of another size.
         """
-        data = list(data)
-        if self.rows is not None and len(data) != self.rows:
-            raise ParameterError(f"data: got {len(data)} rows; this release is for n = {self.rows}")
-        counts: dict[int, int] = {}
-        for row in data:
-            key = exact_fraction(row, "row")
-            if key.denominator != 1:
-                raise ParameterError(f"row: got {key}; rows are keys (ints)")
-            counts[int(key)] = counts.get(int(key), 0) + 1
-        return self.project(counts, rng)
+        return self.project(histogram_of(data, self.alp.universe_size, self.rows), rng)
 
     def __repr__(self) -> str:
         return (

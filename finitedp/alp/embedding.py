@@ -34,7 +34,7 @@ import base64
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,8 @@ from .hashing import Hashes
 
 __all__ = [
     "BitMatrix",
+    "check_keys",
+    "histogram_of",
     "path_bits",
     "peak_average",
     "peak_averages",
@@ -240,3 +242,20 @@ def check_keys(keys: Iterable[int], universe_size: int) -> None:
             raise ParameterError(
                 f"key: got {x!r}; keys are ints in [1, {short_int(universe_size)}]"
             )
+
+
+def histogram_of(data: Iterable[object], universe_size: int, rows: int | None) -> dict[int, int]:
+    """The counts of ``data`` (each row adds 1 to one key), its rows checked first.
+
+    Raises:
+        ParameterError: a row that is not a key in ``[1, d]``, or (``rows`` given) a
+            dataset of another size.
+    """
+    keys = list(data)
+    if rows is not None and len(keys) != rows:
+        raise ParameterError(f"data: got {len(keys)} rows; this release is for n = {rows}")
+    check_keys(keys, universe_size)  # type: ignore[arg-type]
+    counts: dict[int, int] = {}
+    for x in cast(list[int], keys):  # check_keys: every row is an int in [1, d]
+        counts[x] = counts.get(x, 0) + 1
+    return counts

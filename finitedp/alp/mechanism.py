@@ -21,7 +21,6 @@ True
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
@@ -32,7 +31,7 @@ from ..params import check_positive_int, exact_fraction, positive_fraction, prob
 from ..ratio import MAX_TIGHT_EPSILON, GeometricRatio
 from ..resources import require_memory
 from .bounds import ceil_fraction, collision_flip, tail_radius
-from .embedding import BitMatrix, check_keys
+from .embedding import BitMatrix, histogram_of
 from .hashing import Hashes, HashSequence, check_buckets
 from .projection import alp_columns, alp_projection, flip_probability, histogram_projection
 from .release import ALPRelease
@@ -260,12 +259,7 @@ class ALP:
         Raises:
             ParameterError: a row that is not a key in ``[1, d]``, or more than ``k`` distinct keys.
         """
-        rows = list(data)
-        if self.rows is not None and len(rows) != self.rows:
-            raise ParameterError(f"data: got {len(rows)} rows; this release is for n = {self.rows}")
-        check_keys(rows, self.universe_size)  # type: ignore[arg-type]
-        counts: Counter[int] = Counter(rows)  # type: ignore[arg-type]
-        return self.project(dict(counts), rng)
+        return self.project(histogram_of(data, self.universe_size, self.rows), rng)
 
     def _parameters(self) -> tuple[tuple[str, str], ...]:
         out = [("epsilon", str(self.epsilon)), ("psi", str(self.psi))]
