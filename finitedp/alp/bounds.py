@@ -20,7 +20,6 @@ Fraction(809, 48)
 from __future__ import annotations
 
 from fractions import Fraction
-from math import floor
 
 from ..errors import ParameterError
 from ..exactmath import ln_bounds
@@ -134,4 +133,4 @@ def tail_radius(p: Fraction, beta: Fraction) -> Fraction:
 
 def ceil_fraction(x: Fraction) -> int:
     """``ceil(x)`` for a rational."""
-    return -floor(-x)
+    return -(-x.numerator // x.denominator)  # integer division only

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 from itertools import product
-from math import floor
 
 from .embedding import peak_average, unary_embedding
 from .hashing import Hashes
@@ -36,7 +35,7 @@ Bits = tuple[int, ...]
 
 
 def _rounding_law(r: Fraction) -> list[tuple[int, Fraction]]:
-    low = floor(r)
+    low = r.numerator // r.denominator
     part = r - low
     return [(low, 1 - part), (low + 1, part)] if part else [(low, Fraction(1))]
 
