@@ -310,6 +310,58 @@ def test_threshold2_with_a_short_clamp_is_caught() -> None:
     assert hs > threshold_delta(ratio, t)
 
 
+def _path_ratio(a: Fraction, b: Fraction, epsilon: Fraction) -> Fraction:
+    """``prod (1 + eps D)`` over the pieces of ``[a, b]`` cut at the integers."""
+    lo, hi = min(a, b), max(a, b)
+    cuts = sorted({lo, hi} | {F(j) for j in range(-(-lo.numerator // lo.denominator), int(hi) + 1)})
+    out = F(1)
+    for u, v in pairwise(cuts):
+        out *= 1 + epsilon * (v - u)
+    return out
+
+
+def test_threshold2_on_a_grid_interpolates_exactly() -> None:
+    """Rational Threshold2 (values on 1/2, every entry rounded, noise ratio 1/(1 + eps)).
+
+    On {0, 1/2, ..., 2}^2 at eps = 1, delta = 1/4, every pair at l1 distance at
+    most 1: the exact hockey-stick at the path ratio ``P = prod (1 + eps D)`` is
+    at most ``delta(t) (P - 1)/eps`` (the proof note's lemma; attained), and the
+    hockey-stick at the user-level ratio ``(1 + eps/2)^2 = 9/4 <= e`` is within the
+    stated ``grid_delta``.
+    """
+    from finitedp.alp.threshold import (
+        ClampedGeometric,
+        grid_delta,
+        least_grid_threshold,
+        one_plus_epsilon,
+        threshold2_on_grid,
+        threshold_delta,
+    )
+    from finitedp.checker.measures import hockey_stick
+
+    eps, q = F(1), 2
+    t = least_grid_threshold(eps, F(1, 4), 1, q)
+    noise = ClampedGeometric(eps, t - 1, ratio=one_plus_epsilon(eps))
+    unit = threshold_delta(1 / (1 + eps), t)
+
+    def run(x: tuple[Fraction, Fraction], rng):  # type: ignore[no-untyped-def]
+        entries = {i + 1: v for i, v in enumerate(x) if v}
+        return tuple(sorted(threshold2_on_grid(entries, noise, t, 2, q, rng).items()))
+
+    grid = [F(j, q) for j in range(5)]
+    laws = {x: exact_distribution(run, x) for x in product(grid, repeat=2)}
+    sharpest, user = F(0), F(0)
+    for (x, lx), (y, ly) in product(laws.items(), repeat=2):
+        distance = abs(x[0] - y[0]) + abs(x[1] - y[1])
+        if 0 < distance <= 1:
+            path = _path_ratio(x[0], y[0], eps) * _path_ratio(x[1], y[1], eps)
+            sharpest = max(sharpest, hockey_stick(lx, ly, path) / (unit * (path - 1) / eps))
+            user = max(user, hockey_stick(lx, ly, (1 + eps / q) ** q))
+    assert sharpest == 1  # the per-path bound holds and is attained
+    assert compare_exp(F(9, 4), eps) <= 0
+    assert user == F(1, 6) and user <= grid_delta(eps, t, 1, q) == F(5, 24)
+
+
 # --- Max-Projection (Alg 11, Lemma 2.33) -----------------------------------------------------
 
 

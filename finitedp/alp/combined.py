@@ -40,7 +40,16 @@ from .embedding import histogram_of
 from .mechanism import ALP, DEFAULT_ALPHA, l1_neighbours
 from .projection import check_sparse
 from .release import ALPRelease
-from .threshold import ClampedGeometric, group_delta, least_threshold, threshold2
+from .threshold import (
+    ClampedGeometric,
+    grid_delta,
+    group_delta,
+    least_grid_threshold,
+    least_threshold,
+    one_plus_epsilon,
+    threshold2,
+    threshold2_on_grid,
+)
 
 __all__ = ["ThresholdALP", "ThresholdALPRelease"]
 
@@ -155,6 +164,13 @@ class ThresholdALP:
         s: ALP's buckets (default: the least power of two ``>= 10k``).
         split: the share of ``epsilon`` Threshold2 gets (default 1/2).
         variant: ALP's projection, ``"alp"`` (Alg 4) or ``"histogram"`` (Alg 10).
+        contribution: one person's l1 contribution (default 1); each part spends
+            its budget divided by it per unit.
+        rows: when given, :meth:`release` takes datasets of exactly this many rows.
+        step: the public grid ``1/q`` of the values (default 1: integers).  On a
+            finer grid Threshold2 rounds every entry at random and adds noise of
+            ratio exactly ``1/(1 + eps_1/c)``; its ``delta`` is
+            :func:`~finitedp.alp.threshold.grid_delta` (``proofs_notes/alp_threshold.md``).
     """
 
     def __init__(
@@ -169,6 +185,7 @@ class ThresholdALP:
         variant: str = "alp",
         contribution: int = 1,
         rows: int | None = None,
+        step: object = 1,
     ) -> None:
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.delta = probability(delta, "delta")
@@ -176,12 +193,20 @@ class ThresholdALP:
         self.k = check_positive_int(k, "k")
         self.contribution = check_positive_int(contribution, "contribution")
         self.rows = None if rows is None else check_positive_int(rows, "rows")
+        self.step = positive_fraction(step, "step")
+        if self.step.numerator != 1:
+            raise ParameterError(f"step: got {self.step}; use a grid 1/q (e.g. 1/4)")
+        self.q = self.step.denominator
         self.epsilon1 = self.epsilon * share
         self.epsilon2 = self.epsilon - self.epsilon1
         unit = self.epsilon1 / self.contribution
-        ratio = ClampedGeometric(unit, 1).ratio  # the ratio does not depend on R
-        self.t = least_threshold(ratio, self.delta, self.contribution)
-        self.noise = ClampedGeometric(unit, self.t - 1)
+        if self.q == 1:
+            ratio = ClampedGeometric(unit, 1).ratio  # the ratio does not depend on R
+            self.t = least_threshold(ratio, self.delta, self.contribution)
+            self.noise = ClampedGeometric(unit, self.t - 1)
+        else:
+            self.t = least_grid_threshold(unit, self.delta, self.contribution, self.q)
+            self.noise = ClampedGeometric(unit, self.t - 1, ratio=one_plus_epsilon(unit))
         self.alp = ALP(
             universe_size,
             self.epsilon2,
@@ -191,12 +216,21 @@ class ThresholdALP:
             s=s,
             variant=variant,
             contribution=self.contribution,
+            step=self.step,
         )
 
     @property
     def privacy(self) -> Privacy:
-        """``(eps, delta_c(t))``, ``delta_c(t) = delta(t) sum_{j < c} (b/a)^j <= delta``."""
-        return Privacy(self.epsilon, group_delta(self.noise.ratio, self.t, self.contribution))
+        """``(eps, delta_c(t))``, ``delta_c(t) = delta(t) sum_{j < c} (b/a)^j <= delta``.
+
+        On a grid ``1/q``: ``delta(t) ((1 + e/q)^(q c) - 1)/e`` with ``e = eps_1/c``.
+        """
+        unit = self.epsilon1 / self.contribution
+        if self.q == 1:
+            spent = group_delta(self.noise.ratio, self.t, self.contribution)
+        else:
+            spent = grid_delta(unit, self.t, self.contribution, self.q)
+        return Privacy(self.epsilon, spent)
 
     @property
     def neighbours(self) -> str:
@@ -208,14 +242,15 @@ class ThresholdALP:
 
         A released entry is off by its noise ``|Z| <= R``.  An entry that is not
         released has ``x + Z < t``, so ``x < t + R``: ALP (``psi = t``) estimates it
-        within its own bound plus the ``x - t < R`` it cannot encode.
+        within its own bound plus the ``x - t < R`` it cannot encode.  On a grid,
+        random rounding adds less than 1 to both.
         """
         inner = self.alp.accuracy(beta)
         if inner.per_query is None:  # pragma: no cover - ALP always states one (capped)
             raise AssertionError("ALP stated no per-query accuracy")
         return Accuracy(
             beta=inner.beta,
-            per_query=self.noise.r + inner.per_query,
+            per_query=self.noise.r + inner.per_query + (0 if self.q == 1 else 1),
             threshold=None,
             simultaneous=None,
             source=f"Lebeda thesis Lemma 2.26 with {inner.source}",
@@ -224,17 +259,22 @@ class ThresholdALP:
     def project(
         self, x: Mapping[int, object], rng: RandomSource | None = None
     ) -> ThresholdALPRelease:
-        """Threshold2 on ``x`` (``k`` noise draws), then ALP (hashes, rounding, flips).
+        """Threshold2 on ``x`` (``k`` noise draws; on a grid ``k`` rounding-noise pairs),
+        then ALP (hashes, rounding, flips).
 
         Raises:
-            ParameterError: a key outside ``[1, d]``, a negative or non-integer value,
-                or more than ``k`` non-zero entries.
+            ParameterError: a key outside ``[1, d]``, a negative value or one off the
+                ``step`` grid, or more than ``k`` non-zero entries.
         """
         rng = default_source() if rng is None else rng
-        entries = check_sparse(x, self.alp.universe_size, self.k, Fraction(1))
-        counts = {i: int(v) for i, v in entries.items()}
-        heavy = threshold2(counts, self.noise, self.t, self.k, rng)
-        alp = self.alp.project(counts, rng)
+        entries = check_sparse(x, self.alp.universe_size, self.k, self.step)
+        if self.q == 1:
+            counts = {i: int(v) for i, v in entries.items()}
+            heavy = threshold2(counts, self.noise, self.t, self.k, rng)
+            alp = self.alp.project(counts, rng)
+        else:
+            heavy = threshold2_on_grid(entries, self.noise, self.t, self.k, self.q, rng)
+            alp = self.alp.project(entries, rng)
         return ThresholdALPRelease(tuple(sorted(heavy.items())), alp, self.t, self.privacy)
 
     def release(

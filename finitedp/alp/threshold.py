@@ -46,12 +46,19 @@ from ..errors import ParameterError
 from ..exactmath import ceil_log_ratio
 from ..oracle import RandomSource
 from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..ratio import GeometricRatio
+from .randomized import rand_round
 
 __all__ = [
     "ClampedGeometric",
+    "grid_delta",
+    "grid_factor",
     "group_delta",
+    "least_grid_threshold",
     "least_threshold",
+    "one_plus_epsilon",
     "threshold2",
+    "threshold2_on_grid",
     "threshold_delta",
     "threshold_for",
 ]
@@ -66,12 +73,17 @@ class ClampedGeometric:
     Args:
         epsilon: the budget per unit change (``b/a <= e^eps``).
         r: the clamp ``R >= 1``.
+        ratio: an explicit ratio ``a/b`` (``b/a <= e^eps`` is checked exactly), for
+            instance :func:`one_plus_epsilon` for values on a grid; default the tight one.
     """
 
-    def __init__(self, epsilon: object, r: int) -> None:
+    def __init__(self, epsilon: object, r: int, *, ratio: GeometricRatio | None = None) -> None:
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.r = check_positive_int(r, "R")
-        self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight")
+        if ratio is None:
+            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight")
+        else:
+            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, ratio=ratio)
 
     @property
     def ratio(self) -> Fraction:
@@ -124,6 +136,75 @@ def least_threshold(alpha: Fraction, delta: Fraction, c: int) -> int:
     while group_delta(alpha, t, c) > delta:
         t += 1
     return t
+
+
+def one_plus_epsilon(epsilon: Fraction) -> GeometricRatio:
+    """The ratio ``a/b = 1/(1 + eps)`` exactly (``b/a = 1 + eps <= e^eps``)."""
+    e = positive_fraction(epsilon, "epsilon")
+    return GeometricRatio(e.denominator, e.denominator + e.numerator)
+
+
+def grid_factor(epsilon: Fraction, c: object, q: int) -> Fraction:
+    """``(P - 1)/eps``, ``P = (1 + eps/q)^(q c)``: :func:`grid_delta` is ``delta(t)`` times it."""
+    e = positive_fraction(epsilon, "epsilon")
+    units = exact_fraction(c, "c") * q
+    if units.denominator != 1 or units < 1:
+        raise ParameterError(f"c: got {c}; it must be a positive multiple of the grid 1/{q}")
+    return ((1 + e / q) ** int(units) - 1) / e
+
+
+def grid_delta(epsilon: Fraction, t: int, c: object, q: int) -> Fraction:
+    """Threshold2's ``delta`` on the grid ``1/q`` at l1 distance ``c`` (noise ratio ``1/(1+eps)``).
+
+    ``delta(t) (P - 1)/eps`` with ``P = (1 + eps/q)^(q c)``: moving one entry by
+    ``D`` inside a unit interval is ``(ln(1 + eps D), D delta(t))``-DP (the output
+    law interpolates linearly between the integers around it), and chaining
+    such moves multiplies the ratios and telescopes the deltas
+    (``proofs_notes/alp_threshold.md``).  ``P <= e^(eps c)``.  With ``q = 1`` this is
+    :func:`group_delta` for the ratio ``1/(1 + eps)``.
+    """
+    alpha = 1 / (1 + positive_fraction(epsilon, "epsilon"))
+    return threshold_delta(alpha, t) * grid_factor(epsilon, c, q)
+
+
+def least_grid_threshold(epsilon: Fraction, delta: object, c: object, q: int) -> int:
+    """The least ``t >= 2`` with ``grid_delta(eps, t, c, q) <= delta`` (exact).
+
+    The factor ``(P - 1)/eps`` is at least ``c >= 1``, so this is
+    :func:`threshold_for` at ``delta`` divided by it.
+    """
+    alpha = 1 / (1 + positive_fraction(epsilon, "epsilon"))
+    return threshold_for(alpha, probability(delta, "delta") / grid_factor(epsilon, c, q))
+
+
+def threshold2_on_grid(
+    x: Mapping[int, Fraction], noise: ClampedGeometric, t: int, k: int, q: int, rng: RandomSource
+) -> dict[int, int]:
+    """Threshold2 on a vector on the grid ``1/q``: round every entry at random, then Threshold2.
+
+    Paper: Lebeda thesis Alg 9, Lemma 2.24.  Deviation: step 1 rounds *every*
+    entry (``y_i = RandRound(x_i)``, one call ``uniform(q)``), not only those in
+    ``(0, 1)``, so that integer geometric noise of ratio exactly ``1/(1 + eps)``
+    can follow; an entry rounded to 0 is never released (step 4's ``y_i != 0``).
+
+    Neighbours: vectors on the grid at l1 distance at most 1 (the stated
+    ``delta`` is :func:`grid_delta`; the ratio is at most ``e^eps``).
+
+    Oracle calls: per non-zero entry in increasing key order, ``uniform(q)``
+    (rounding) then one noise call; then ``k - nnz`` padding pairs.
+    """
+    if len(x) > k:
+        raise ParameterError(f"x: has {len(x)} non-zero entries; k = {k}")
+    out: dict[int, int] = {}
+    for i in sorted(x):
+        y = rand_round(x[i], q, rng)
+        v = y + noise.sample(rng)
+        if y and v >= t:
+            out[i] = v
+    for _ in range(k - len(x)):
+        rand_round(Fraction(0), q, rng)  # padding: one rounding and one noise call
+        noise.sample(rng)
+    return out
 
 
 def threshold2(
