@@ -33,6 +33,7 @@ from finitedp.counting.geosample import GeoSample
 from finitedp.exactmath import ceil_ln
 from finitedp.histograms.approx import approx_bin_sample
 from finitedp.oracle import ReplaySource
+from finitedp.ratio import GeometricRatio
 from finitedp.registry import VECTOR_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -714,6 +715,60 @@ def _threshold2(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tap
     return kept
 
 
+def _threshold_alp(
+    p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape
+) -> Any:
+    """SPEC.md 2b, ThresholdALP: Threshold2 (group delta), then ALP with psi = t."""
+    eps, delta, k, c = _q(p["epsilon"]), _q(p["delta"]), int(p["k"]), int(p["contribution"])
+    eps1 = _q(p["split"]) * eps
+    probe = GeoSample(2, 2 * eps1 / c, noise="tight").noise
+    ratio = Fraction(probe.a, probe.b)
+    assert (str(probe.a), str(probe.b)) == (derived["a"], derived["b"])
+    t = 2
+    while ratio ** (t - 1) / (1 + ratio) * sum(ratio**-j for j in range(c)) > delta:
+        t += 1
+    assert str(t) == derived["t"]
+    noise = GeoSample(2 * (t - 1), 2 * eps1 / c, noise="tight")
+    counts = _counts(rows)
+    heavy = []
+    for x, count in counts.items():
+        v = count + noise(t - 1, tape.take(noise.d)) - (t - 1)
+        if v >= t:
+            heavy.append([str(x), str(v)])
+    for _ in range(k - len(counts)):
+        tape.take(noise.d)
+    alp_params = {**p, "epsilon": str(eps - eps1), "psi": str(t), "variant": "alp"}
+    alp = _alp(alp_params, derived, rows, tape)
+    found = dict((x, v) for x, v in heavy)
+    estimates = [[x, found.get(x, v)] for x, v in alp["estimates"]]
+    return {"heavy": heavy, "alp": alp, "estimates": estimates}
+
+
+def _threshold2_grid(p: dict[str, Any], derived: dict[str, Any], tape: Tape) -> Any:
+    """SPEC.md 2b, Threshold2_grid."""
+    e, delta, k, q = _q(p["epsilon"]), _q(p["delta"]), int(p["k"]), int(p["q"])
+    a, b = e.denominator, e.denominator + e.numerator
+    assert (str(a), str(b)) == (derived["a"], derived["b"])
+    ratio, factor = Fraction(a, b), ((1 + e / q) ** q - 1) / e
+    t = 2
+    while ratio ** (t - 1) / (1 + ratio) * factor > delta:
+        t += 1
+    assert str(t) == derived["t"]
+    r = t - 1
+    noise = GeoSample(2 * r, 2 * e, ratio=GeometricRatio(a, b))
+    assert str(noise.d) == derived["d"] == str((a + b) * b ** (2 * r - 1))
+    kept = []
+    for x, v in zip(p["keys"], p["values"], strict=True):
+        y = _round(_q(v), q, tape)
+        w = y + noise(r, tape.take(noise.d)) - r
+        if y and w >= t:
+            kept.append([x, str(w)])
+    for _ in range(k - len(p["keys"])):
+        tape.take(q)
+        tape.take(noise.d)
+    return kept
+
+
 def _max_projection(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape) -> Any:
     """SPEC.md 2b, MaxProjection."""
     d, eps, s, u = int(p["universe_size"]), _q(p["epsilon"]), int(p["s"]), int(p["u"])
@@ -824,6 +879,10 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = _threshold2(p, vector["derived"], rows, tape)
     elif name == "MaxProjection":
         out = _max_projection(p, vector["derived"], rows, tape)
+    elif name == "ThresholdALP":
+        out = _threshold_alp(p, vector["derived"], rows, tape)
+    elif name == "Threshold2_grid":
+        out = _threshold2_grid(p, vector["derived"], tape)
     elif name == "rand_round":
         q = int(p["q"])
         out = [str(_round(_q(r), q, tape)) for r in p["r"]]

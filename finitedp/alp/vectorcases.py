@@ -17,11 +17,20 @@ from typing import Any
 from ..entries import JSON, VectorCase, VectorKind, cache_key, no_dataset, rows_of
 from ..jsonvalues import decimal, parse_rational, parse_uint, rational
 from ..oracle import RandomSource
+from .combined import ThresholdALP
 from .hashing import word_bits
 from .maxproj import MaxProjection
 from .mechanism import ALP
 from .randomized import digits_per_draw, flip_mask, rand_round
-from .threshold import ClampedGeometric, threshold2, threshold_for
+from .release import ALPRelease
+from .threshold import (
+    ClampedGeometric,
+    least_grid_threshold,
+    one_plus_epsilon,
+    threshold2,
+    threshold2_on_grid,
+    threshold_for,
+)
 
 __all__ = ["ALP_VECTORS", "PAPER_LAYER", "PRIMITIVES", "RANDOM_POOL", "cases"]
 
@@ -42,7 +51,10 @@ def _alp(key: str) -> ALP:
 
 
 def _alp_derive(p: Mapping[str, Any]) -> JSON:
-    mech = _alp(cache_key(p))
+    return _embedding_derived(_alp(cache_key(p)))
+
+
+def _embedding_derived(mech: ALP) -> JSON:
     f, base = mech.flip
     return {
         "m": decimal(mech.m),
@@ -62,7 +74,10 @@ def _alp_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSour
     mech = _alp(cache_key(p))
     rows = rows_of(data)
     release = mech.project(dict(Counter(rows)), rng)
-    probes = _probes(rows, mech.universe_size)
+    return _alp_output(release, _probes(rows, mech.universe_size))
+
+
+def _alp_output(release: ALPRelease, probes: list[int]) -> JSON:
     h = release.hashes
     return {
         "type": "alp",
@@ -152,10 +167,86 @@ def _max_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSour
     }
 
 
+@functools.lru_cache(maxsize=16)
+def _threshold_alp(key: str) -> ThresholdALP:
+    p = json.loads(key)
+    return ThresholdALP(
+        parse_uint(p["universe_size"], "universe_size"),
+        parse_rational(p["epsilon"], "epsilon"),
+        parse_rational(p["delta"], "delta"),
+        k=parse_uint(p["k"], "k"),
+        alpha=parse_rational(p["alpha"], "alpha"),
+        s=parse_uint(p["s"], "s"),
+        split=parse_rational(p["split"], "split"),
+        contribution=parse_uint(p["contribution"], "contribution"),
+    )
+
+
+def _threshold_alp_derive(p: Mapping[str, Any]) -> JSON:
+    mech = _threshold_alp(cache_key(p))
+    ratio = mech.noise.ratio
+    return {
+        "a": decimal(ratio.numerator),
+        "b": decimal(ratio.denominator),
+        "t": decimal(mech.t),
+        "R": decimal(mech.noise.r),
+        "d": decimal(mech.noise.sampler.d),
+        **_embedding_derived(mech.alp),
+    }
+
+
+def _threshold_alp_run(
+    p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource
+) -> Any:
+    mech = _threshold_alp(cache_key(p))
+    rows = rows_of(data)
+    release = mech.project(dict(Counter(rows)), rng)
+    probes = _probes(rows, mech.alp.universe_size)
+    return {
+        "heavy": [[decimal(x), decimal(v)] for x, v in release.heavy],
+        "alp": _alp_output(release.alp, probes),
+        "estimates": [
+            [decimal(x), rational(v)]
+            for x, v in zip(probes, release.estimates(probes), strict=True)
+        ],
+    }
+
+
+def _grid(p: Mapping[str, Any]) -> tuple[ClampedGeometric, int, int]:
+    eps, q = parse_rational(p["epsilon"], "epsilon"), parse_uint(p["q"], "q")
+    t = least_grid_threshold(eps, parse_rational(p["delta"], "delta"), 1, q)
+    return ClampedGeometric(eps, t - 1, ratio=one_plus_epsilon(eps)), t, q
+
+
+def _grid_derive(p: Mapping[str, Any]) -> JSON:
+    noise, t, _ = _grid(p)
+    ratio = noise.ratio
+    return {
+        "a": decimal(ratio.numerator),
+        "b": decimal(ratio.denominator),
+        "t": decimal(t),
+        "R": decimal(noise.r),
+        "d": decimal(noise.sampler.d),
+    }
+
+
+def _grid_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    no_dataset(data)
+    noise, t, q = _grid(p)
+    x = {
+        parse_uint(i, "keys"): parse_rational(v, "values")
+        for i, v in zip(p["keys"], p["values"], strict=True)
+    }
+    released = threshold2_on_grid(x, noise, t, parse_uint(p["k"], "k"), q, rng)
+    return [[decimal(i), decimal(v)] for i, v in sorted(released.items())]
+
+
 ALP_VECTORS = VectorKind("ALP", "histogram", _alp_derive, _alp_run)
 PAPER_LAYER = (
     VectorKind("Threshold2", "histogram", _threshold_derive, _threshold_run),
     VectorKind("MaxProjection", "histogram", _max_derive, _max_run),
+    VectorKind("ThresholdALP", "histogram", _threshold_alp_derive, _threshold_alp_run),
+    VectorKind("Threshold2_grid", "primitive", _grid_derive, _grid_run),
 )
 PRIMITIVES = (
     VectorKind("rand_round", "primitive", lambda p: {}, _round_run),
@@ -208,6 +299,23 @@ def cases() -> Iterator[VectorCase]:
         {"n": "6", "universe_size": str(2**64), "epsilon": "1/2", "s": "8", "u": "10"},
         1,
     )
+    talp = {
+        "n": "6",
+        "universe_size": "1000",
+        "epsilon": "2",
+        "delta": "1/10",
+        "k": "6",
+        "alpha": "3",
+        "s": "16",
+        "split": "1/2",
+        "contribution": "1",
+    }
+    yield "ThresholdALP", talp, 2
+    yield "ThresholdALP", {**talp, "universe_size": str(2**64), "contribution": "2"}, 1
+    grid = {"epsilon": "1", "delta": "1/4", "k": "3", "q": "4"}
+    yield "Threshold2_grid", {**grid, "keys": ["2", "5", "9"], "values": ["1/4", "3", "27/4"]}, 2
+    one = {"keys": ["1"], "values": ["2/3"]}
+    yield "Threshold2_grid", {**grid, "epsilon": "1/2", "q": "3", **one}, 1
 
 
 #: Cheap configurations ``random_vectors`` picks from.
