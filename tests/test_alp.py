@@ -424,3 +424,18 @@ def test_bound_helpers_stay_exact_for_int_arguments_and_refuse_floats() -> None:
         gamma(3.0, 0)
     with pytest.raises(ParameterTypeError, match="alpha"):
         threshold_delta(0.5, 3)  # type: ignore[arg-type]
+
+
+def test_bit_matrix_keeps_a_projections_array_without_a_copy() -> None:
+    import numpy as np
+
+    array = np.array([0b10110001, 0b00000011], dtype=np.uint8)
+    kept = BitMatrix.from_packed(5, 2, array)
+    assert isinstance(kept.packed, memoryview) and not array.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        array[0] = 0  # the release's bits can no longer change under it
+    copied = BitMatrix(5, 2, bytes([0b10110001, 0b00000011]))
+    assert kept == copied and hash(kept) == hash(copied)
+    assert kept.to_text() == copied.to_text()
+    with pytest.raises(ParameterError, match="read-only"):
+        BitMatrix(5, 2, memoryview(bytearray(2)))

@@ -31,6 +31,7 @@ Fraction(4, 1)
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -63,12 +64,15 @@ class BitMatrix:
     Attributes:
         s: buckets per column.
         m: columns.
-        packed: the bits, column by column, eight to a byte, least significant first.
+        packed: the bits, column by column, eight to a byte, least significant first:
+            ``bytes``, or a read-only ``memoryview`` of a projection's own array (so
+            that a release does not copy its largest object; both compare and
+            hash by value).
     """
 
     s: int
     m: int
-    packed: bytes
+    packed: bytes | memoryview
     _cache: dict[str, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
@@ -76,6 +80,10 @@ class BitMatrix:
     def __post_init__(self) -> None:
         check_positive_int(self.s, "s")
         check_positive_int(self.m, "m")
+        if isinstance(self.packed, memoryview) and not (
+            self.packed.readonly and self.packed.format == "B" and self.packed.contiguous
+        ):
+            raise ParameterError("bits: a memoryview must be read-only, contiguous bytes")
         size = self.s * self.m
         if len(self.packed) != -(-size // 8):
             raise ParameterError(
@@ -84,6 +92,15 @@ class BitMatrix:
             )
         if size % 8 and self.packed[-1] >> (size % 8):
             raise ParameterError("bits: the padding bits after the last position must be 0")
+
+    def __hash__(self) -> int:
+        # A memoryview of a numpy array cannot be hashed (its exporter is not
+        # hashable); a digest of the bits hashes bytes and views alike.
+        digest = self._cache.get("digest")
+        if digest is None:
+            digest = hashlib.blake2b(self.packed, digest_size=16).digest()
+            self._cache["digest"] = digest
+        return hash((self.s, self.m, digest))
 
     @property
     def bytes_view(self) -> npt.NDArray[np.uint8]:
@@ -112,8 +129,12 @@ class BitMatrix:
 
     @classmethod
     def from_packed(cls, s: int, m: int, packed: npt.NDArray[np.uint8]) -> BitMatrix:
-        """From packed bytes (positions ``(b - 1) s + a``, least significant bit first)."""
-        return cls(s, m, packed.tobytes())
+        """From packed bytes (positions ``(b - 1) s + a``, least significant bit first).
+
+        Takes ownership: ``packed`` is made read-only and kept, not copied.
+        """
+        packed.flags.writeable = False
+        return cls(s, m, memoryview(packed).cast("B"))
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[int]]) -> BitMatrix:

@@ -42,10 +42,11 @@ __all__ = ["ALP", "DEFAULT_ALPHA", "DEFAULT_COLLISION", "l1_neighbours"]
 DEFAULT_ALPHA = Fraction(3)
 #: The collision bound ``k/s`` of the thesis' experiments (Fig 2.4: 0.1).
 DEFAULT_COLLISION = Fraction(1, 10)
-#: A projection holds the packed matrix, its immutable copy and one block of flip
-#: draws (``randomized._BLOCK_DRAWS``): about 2.3 packed arrays measured
-#: (``benchmarks/bench_alp.py``); the estimate takes 3 plus 16 MiB for the block.
-_PACKED_COPIES, _BLOCK_BYTES = 3, 16 << 20
+#: A projection holds the packed matrix (the release keeps it without a copy) and
+#: one block of flip draws (``randomized._BLOCK_DRAWS``): about 1.9 packed arrays
+#: measured at 2^26 bits (``benchmarks/bench_alp.py``); the estimate takes 2 plus
+#: 16 MiB for the block.
+_PACKED_COPIES, _BLOCK_BYTES = 2, 16 << 20
 
 
 def l1_neighbours(contribution: Fraction | int) -> str:
