@@ -134,7 +134,7 @@ class BitMatrix:
         Takes ownership: ``packed`` is made read-only and kept, not copied.
         """
         packed.flags.writeable = False
-        return cls(s, m, memoryview(packed).cast("B"))
+        return cls(s, m, packed.data.cast("B"))
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[int]]) -> BitMatrix:

@@ -41,12 +41,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from ..counting.geosample import GeoSample
+from ..counting.twosided import ClampedGeometric, one_plus_epsilon
 from ..errors import ParameterError
 from ..exactmath import ceil_log_ratio
 from ..oracle import RandomSource
-from ..params import check_positive_int, exact_fraction, positive_fraction, probability
-from ..ratio import GeometricRatio
+from ..params import exact_fraction, positive_fraction, probability
 from .randomized import rand_round
 
 __all__ = [
@@ -62,41 +61,6 @@ __all__ = [
     "threshold_delta",
     "threshold_for",
 ]
-
-
-class ClampedGeometric:
-    """A two-sided geometric of ratio ``a/b >= e^-eps``, clamped to ``[-R, R]``: one oracle call.
-
-    Paper: BV Alg 4.8 (GeoSample) at count ``R`` of ``[0, 2R]``; Lebeda thesis
-    Section 3.5.2 / Alg 9 (geometric noise in place of Laplace).
-
-    Args:
-        epsilon: the budget per unit change (``b/a <= e^eps``).
-        r: the clamp ``R >= 1``.
-        ratio: an explicit ratio ``a/b`` (``b/a <= e^eps`` is checked exactly), for
-            instance :func:`one_plus_epsilon` for values on a grid; default the tight one.
-    """
-
-    def __init__(self, epsilon: object, r: int, *, ratio: GeometricRatio | None = None) -> None:
-        self.epsilon = positive_fraction(epsilon, "epsilon")
-        self.r = check_positive_int(r, "R")
-        if ratio is None:
-            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight")
-        else:
-            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, ratio=ratio)
-
-    @property
-    def ratio(self) -> Fraction:
-        """``alpha = a/b``, the geometric ratio (``b/a`` is the privacy ratio per unit)."""
-        return self.sampler.noise.alpha
-
-    def sample(self, rng: RandomSource) -> int:
-        """One sample of ``clamp(Z, -R, R)``: one call ``uniform(d)``."""
-        return self.sampler.sample(self.r, rng) - self.r
-
-    def pmf(self) -> dict[int, Fraction]:
-        """The exact law of the clamped noise."""
-        return {z - self.r: p for z, p in self.sampler.pmf(self.r).items()}
 
 
 def threshold_delta(alpha: Fraction, t: int) -> Fraction:
@@ -136,12 +100,6 @@ def least_threshold(alpha: Fraction, delta: Fraction, c: int) -> int:
     while group_delta(alpha, t, c) > delta:
         t += 1
     return t
-
-
-def one_plus_epsilon(epsilon: Fraction) -> GeometricRatio:
-    """The ratio ``a/b = 1/(1 + eps)`` exactly (``b/a = 1 + eps <= e^eps``)."""
-    e = positive_fraction(epsilon, "epsilon")
-    return GeometricRatio(e.denominator, e.denominator + e.numerator)
 
 
 def grid_factor(epsilon: Fraction, c: object, q: int) -> Fraction:

@@ -9,6 +9,9 @@ two counts, is ``(eps, 0)``-DP.
 * :mod:`.geometric`: :class:`GeometricMechanism`, the clamped geometric law (Alg 4.5).
 * :mod:`.geosample`: :class:`GeoSample` (Alg 4.8, Thm 4.7).
 * :mod:`.fastsample`: :class:`FastSample` (Alg 4.11, Thm 4.10).
+* :mod:`.twosided`: :class:`ClampedGeometric`, a two-sided geometric clamped to
+  ``[-R, R]`` that spends its whole ``eps`` per unit change (ALP's Threshold2,
+  Private Misra-Gries).
 * :mod:`.mixing`: :class:`Mixture` and condition (1) (Alg 3.1, Lemma 3.2).
 * :mod:`.registry`: the samplers by command-line name (``geo``, ``fast``).
 """
@@ -18,8 +21,10 @@ from .fastsample import FastSample
 from .geometric import GeometricMechanism
 from .geosample import GeoSample
 from .mixing import Mixture, satisfies_condition_1
+from .twosided import ClampedGeometric
 
 __all__ = [
+    "ClampedGeometric",
     "CountingSampler",
     "FastSample",
     "GeoSample",

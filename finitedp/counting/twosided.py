@@ -1,0 +1,71 @@
+"""The two-sided geometric clamped to ``[-R, R]``: noise that is ``eps``-DP per unit change.
+
+Paper: BV Alg 4.8 (GeoSample, Thm 4.7) at count ``R`` of ``[0, 2R]``; Lebeda
+thesis Alg 9 (Threshold2) and Section 3.5.2 (Private Misra-Gries), which ask for
+geometric noise in place of Laplace.
+
+Unlike the counting samplers (budget ``eps`` is ``eps/2`` per count, BV's
+relation moves two counts), :class:`ClampedGeometric` spends its whole ``eps``
+on a change of one unit: its ratio ``alpha = a/b`` satisfies ``b/a <= e^eps``.
+Clamping the noise (not the output) costs ``delta``: a value shifted by one
+puts mass ``alpha^R/(1 + alpha)`` on each end where the other has none; the
+mechanisms that use it account for that exactly.
+
+>>> noise = ClampedGeometric(1, 4)
+>>> noise.ratio, noise.r, sum(noise.pmf().values())
+(Fraction(7, 19), 4, Fraction(1, 1))
+>>> one_plus_epsilon(Fraction(1, 2)).alpha
+Fraction(2, 3)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..oracle import RandomSource
+from ..params import check_positive_int, positive_fraction
+from ..ratio import GeometricRatio
+from .geosample import GeoSample
+
+__all__ = ["ClampedGeometric", "one_plus_epsilon"]
+
+
+class ClampedGeometric:
+    """A two-sided geometric of ratio ``a/b >= e^-eps``, clamped to ``[-R, R]``: one oracle call.
+
+    Paper: BV Alg 4.8 (GeoSample) at count ``R`` of ``[0, 2R]``; Lebeda thesis
+    Section 3.5.2 / Alg 9 (geometric noise in place of Laplace).
+
+    Args:
+        epsilon: the budget per unit change (``b/a <= e^eps``).
+        r: the clamp ``R >= 1``.
+        ratio: an explicit ratio ``a/b`` (``b/a <= e^eps`` is checked exactly), for
+            instance :func:`one_plus_epsilon` for values on a grid; default the tight one.
+    """
+
+    def __init__(self, epsilon: object, r: int, *, ratio: GeometricRatio | None = None) -> None:
+        self.epsilon = positive_fraction(epsilon, "epsilon")
+        self.r = check_positive_int(r, "R")
+        if ratio is None:
+            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight")
+        else:
+            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, ratio=ratio)
+
+    @property
+    def ratio(self) -> Fraction:
+        """``alpha = a/b``, the geometric ratio (``b/a`` is the privacy ratio per unit)."""
+        return self.sampler.noise.alpha
+
+    def sample(self, rng: RandomSource) -> int:
+        """One sample of ``clamp(Z, -R, R)``: one call ``uniform(d)``."""
+        return self.sampler.sample(self.r, rng) - self.r
+
+    def pmf(self) -> dict[int, Fraction]:
+        """The exact law of the clamped noise."""
+        return {z - self.r: p for z, p in self.sampler.pmf(self.r).items()}
+
+
+def one_plus_epsilon(epsilon: Fraction) -> GeometricRatio:
+    """The ratio ``a/b = 1/(1 + eps)`` exactly (``b/a = 1 + eps <= e^eps``)."""
+    e = positive_fraction(epsilon, "epsilon")
+    return GeometricRatio(e.denominator, e.denominator + e.numerator)
