@@ -1,0 +1,253 @@
+"""Private Misra-Gries (Alg 13) with exact clamped geometric noise and an exact threshold.
+
+Paper: Lebeda thesis Alg 13 (PMG), Lemmas 3.2-3.5, Theorem 3.1, Section 3.5.1
+(standard sketches), Section 3.5.2 (geometric noise in place of Laplace; output
+sorted by key).
+
+Neighbours: streams that differ by adding or removing one element (thesis
+Def 3.1), not BV's replacement of one row.  Every noise sample is a two-sided
+geometric of ratio ``alpha = a/b`` with ``b/a <= e^eps`` (decided exactly),
+clamped to ``[-R, R]`` so that a release makes exactly ``k + 1`` oracle calls
+(:class:`~finitedp.counting.twosided.ClampedGeometric`: GeoSample's budget is
+``eps/2`` per count, so it is run at ``2 eps``).
+
+Two thresholds, both exact integers (``tests/test_sketches_checker.py`` computes
+the hockey-stick divergence of both exactly on small streams):
+
+* ``threshold="paper"`` (Lemma 3.3 with the geometric tail
+  ``Pr[Z >= t] = alpha^t/(1 + alpha)``): ``tau = 1 + 2t`` with the least ``t``
+  such that ``m alpha^t/(1 + alpha) <= delta``, ``R = t``.  ``m = 7`` for Alg 12
+  sketches (Lemma 3.3's six samples, plus Corollary 3.1's clamp end, which has
+  mass ``alpha^R/(1 + alpha)``); ``m = k + 2`` for standard sketches (Section
+  3.5.1: the keys outside both sketches, at most ``k``, are on one side, so
+  ``k + 1`` samples, plus the clamp).
+* ``threshold="clamp"``: ``R`` the least with ``alpha^R/(1 + alpha) <= delta``
+  and ``tau = 2R + 2``.  A key with count at most 1 then never reaches ``tau``
+  (``1 + 2R < tau``), so Lemma 3.3's term is 0 and the whole ``delta`` is the
+  clamp's: a lower threshold for the same ``delta``.  It also makes the
+  standard sketch's release *equal in law* to the Alg 12 sketch's (zero
+  counters are never released), so Section 3.5.1 needs no larger threshold.
+
+>>> from finitedp.oracle import SeededSource
+>>> pmg = PrivateMisraGries(k=4, universe_size=1000, epsilon=1, delta="1/1000000")
+>>> pmg.tau, pmg.noise.r, pmg.privacy.delta <= Fraction(1, 10**6)
+(33, 16, True)
+>>> r = pmg.release([7] * 200 + [8] * 50 + list(range(1, 40)), rng=SeededSource(b"pmg"))
+>>> [x for x, _ in r.heavy]
+[7, 8]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+
+from ..counting.twosided import ClampedGeometric
+from ..errors import ParameterError
+from ..exactmath import ceil_log_ratio
+from ..guarantees import Accuracy, Privacy
+from ..oracle import RandomSource, default_source
+from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from .misragries import MGSketch, misra_gries
+from .release import SketchRelease
+
+__all__ = [
+    "STREAM_NEIGHBOURS",
+    "PrivateMisraGries",
+    "clamp_tail",
+    "least_tail",
+    "noise_radius",
+    "pmg_release",
+]
+
+#: The neighbour relation of every guarantee in this package (thesis Def 3.1).
+STREAM_NEIGHBOURS = "streams that differ by adding or removing one element (Lebeda thesis Def 3.1)"
+
+_THRESHOLDS = ("paper", "clamp")
+
+
+def clamp_tail(alpha: Fraction, j: int) -> Fraction:
+    """``Pr[Z >= j] = alpha^j/(1 + alpha)`` for the two-sided geometric (``j >= 1``)."""
+    return alpha**j / (1 + alpha)
+
+
+def least_tail(alpha: Fraction, bound: Fraction, factor: int = 1) -> int:
+    """The least ``j >= 1`` with ``factor * alpha^j/(1 + alpha) <= bound`` (exact)."""
+    alpha = exact_fraction(alpha, "alpha")
+    # alpha^j <= bound (1 + alpha)/factor  <=>  (1/alpha)^j >= factor/(bound (1 + alpha))
+    return max(1, ceil_log_ratio(1 / alpha, Fraction(factor) / (bound * (1 + alpha))))
+
+
+def noise_radius(alpha: Fraction, beta: Fraction) -> int:
+    """The least ``r >= 0`` with ``Pr[|Z| > r] = 2 alpha^(r+1)/(1 + alpha) <= beta``."""
+    return max(0, least_tail(alpha, beta, 2) - 1)
+
+
+def pmg_release(
+    sketch: MGSketch, noise: ClampedGeometric, tau: int, rng: RandomSource
+) -> tuple[tuple[int, int], ...]:
+    """Alg 13 on a sketch: one shared sample, one per counter, keep noisy counts ``>= tau``.
+
+    Paper: Lebeda thesis Alg 13 (steps 2-7), with clamped geometric noise.
+
+    Oracle calls: ``k + 1``: the shared ``eta`` first, then one per stored key in
+    increasing key order (an Alg 12 sketch stores exactly ``k``; a standard
+    sketch's missing counters are padded with discarded samples).  Dummy keys
+    (above ``d``) are never released (their count is 0, and the caller's
+    threshold exceeds ``2R``) but get their sample like every counter.
+    """
+    eta = noise.sample(rng)
+    out = []
+    for x, c in sketch.counters:
+        v = c + eta + noise.sample(rng)
+        if v >= tau and x <= sketch.universe_size:
+            out.append((x, v))
+    for _ in range(sketch.k - len(sketch.counters)):
+        noise.sample(rng)  # padding: the number of calls must not reveal the sketch
+    return tuple(out)
+
+
+class PrivateMisraGries:
+    """PMG(eps, delta) on Misra-Gries sketches of ``k`` counters: ``(eps, delta)``-DP, exact.
+
+    Paper: Lebeda thesis Alg 12 + Alg 13, Lemma 3.4 (privacy), Lemma 3.5 and
+    Theorem 3.1 (accuracy), Section 3.5.1 (``standard=True``).
+
+    Neighbours: streams differing by one added or removed element (Def 3.1).
+
+    Args:
+        k: counters.
+        universe_size: ``d``; stream elements are ints in ``[1, d]``.
+        epsilon: the budget; each noise sample has ``b/a <= e^eps``.
+        delta: the total ``delta`` (stated exactly, at most this).
+        threshold: ``"paper"`` (Lemma 3.3, the default) or ``"clamp"`` (module notes).
+        standard: release the standard (zero-dropped) sketch (Section 3.5.1).
+
+    Raises:
+        ParameterError: a parameter out of range (the message names it).
+        ParameterTypeError: a float.
+    """
+
+    def __init__(
+        self,
+        k: int,
+        universe_size: int,
+        epsilon: object,
+        delta: object,
+        *,
+        threshold: str = "paper",
+        standard: bool = False,
+    ) -> None:
+        self.k = check_positive_int(k, "k")
+        self.universe_size = check_positive_int(universe_size, "universe_size")
+        self.epsilon = positive_fraction(epsilon, "epsilon")
+        self.delta = probability(delta, "delta")
+        if threshold not in _THRESHOLDS:
+            raise ParameterError(f'threshold: got {threshold!r}; use "paper" or "clamp"')
+        self.threshold = threshold
+        self.standard = bool(standard)
+        alpha = ClampedGeometric(self.epsilon, 1).ratio  # the tight ratio; R does not change it
+        if threshold == "paper":
+            self.samples = self.k + 2 if self.standard else 7
+            t = least_tail(alpha, self.delta, self.samples)
+            self.noise = ClampedGeometric(self.epsilon, t)
+            self.tau = 1 + 2 * t
+            self.stated_delta = self.samples * clamp_tail(alpha, t)
+        else:
+            self.samples = 1
+            r = least_tail(alpha, self.delta)
+            self.noise = ClampedGeometric(self.epsilon, r)
+            self.tau = 2 * r + 2
+            self.stated_delta = clamp_tail(alpha, r)
+
+    @property
+    def alpha(self) -> Fraction:
+        """The geometric ratio ``a/b`` (``b/a <= e^eps``)."""
+        return self.noise.ratio
+
+    @property
+    def privacy(self) -> Privacy:
+        """``(eps, m alpha^R/(1 + alpha))``: Lemma 3.4 with the exact geometric tails."""
+        return Privacy(self.epsilon, self.stated_delta)
+
+    @property
+    def neighbours(self) -> str:
+        """The neighbour relation of :attr:`privacy`."""
+        return STREAM_NEIGHBOURS
+
+    @property
+    def max_oracle_calls(self) -> int:
+        """``k + 1``: exactly, for every stream."""
+        return self.k + 1
+
+    def accuracy(self, beta: object, n: int | None = None) -> Accuracy:
+        """Lemma 3.5 (against the sketch), or Theorem 3.1 (against the stream) given ``n``.
+
+        With probability ``1 - beta`` all ``k + 1`` samples are at most
+        ``r = min(R, radius)`` in absolute value, ``Pr[|Z| > radius] <= beta/(k + 1)``;
+        then every released count is within ``2r`` of its counter, and a key not
+        released has counter at most ``tau - 1 + 2r``.  So ``|c~_x - c_x| <=
+        2r + tau - 1`` for all ``x`` at once (``simultaneous``).  With ``n`` the
+        Misra-Gries error ``floor(n/(k + 1))`` (Fact 3.1) is added: the bound on
+        ``|f~(x) - f(x)|``.  ``n`` is the stream length, which is not public
+        under these neighbours: pass it to read the statement, never publish it.
+        """
+        b = probability(beta, "beta")
+        r = min(self.noise.r, noise_radius(self.alpha, b / (self.k + 1)))
+        bound = 2 * r + self.tau - 1
+        source = "Lebeda thesis Lemma 3.5"
+        if n is not None:
+            bound += check_positive_int(n, "n") // (self.k + 1)
+            source = "Lebeda thesis Theorem 3.1 (Fact 3.1 + Lemma 3.5)"
+        return Accuracy(beta=b, per_query=bound, threshold=None, simultaneous=bound, source=source)
+
+    def sketch(self, stream: Iterable[int]) -> MGSketch:
+        """Alg 12 on the stream (the standard sketch when ``standard``)."""
+        sketch = misra_gries(self.k, self.universe_size, stream)
+        return sketch.to_standard() if self.standard else sketch
+
+    def release_sketch(self, sketch: MGSketch, rng: RandomSource | None = None) -> SketchRelease:
+        """Alg 13 on a sketch made with this ``k`` and ``d``: ``k + 1`` oracle calls.
+
+        Raises:
+            ParameterError: a sketch of another ``k``, ``d`` or kind.
+        """
+        if (sketch.k, sketch.universe_size, sketch.standard) != (
+            self.k,
+            self.universe_size,
+            self.standard,
+        ):
+            raise ParameterError(
+                f"sketch: made with k = {sketch.k}, d = {sketch.universe_size}, standard = "
+                f"{sketch.standard}; this mechanism has k = {self.k}, d = {self.universe_size}, "
+                f"standard = {self.standard}"
+            )
+        rng = default_source() if rng is None else rng
+        heavy = pmg_release(sketch, self.noise, self.tau, rng)
+        return SketchRelease(heavy, self.universe_size, self.privacy, self.neighbours, self._text())
+
+    def release(self, stream: Iterable[int], rng: RandomSource | None = None) -> SketchRelease:
+        """``PMG(k, S)``: the sketch of the whole stream, then Alg 13.
+
+        Raises:
+            ParameterError: an element outside ``[1, d]`` (nothing is released).
+        """
+        return self.release_sketch(self.sketch(stream), rng)
+
+    def _text(self) -> tuple[tuple[str, str], ...]:
+        return (
+            ("algorithm", "Lebeda thesis Alg 12 + Alg 13 (PMG)"),
+            ("epsilon", str(self.epsilon)),
+            ("k", str(self.k)),
+            ("threshold", self.threshold),
+            ("tau", str(self.tau)),
+            ("R", str(self.noise.r)),
+            ("alpha", str(self.alpha)),
+            ("sketch", "standard" if self.standard else "alg12"),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivateMisraGries(k = {self.k}, d = {self.universe_size}, eps = {self.epsilon}, "
+            f"delta = {self.stated_delta}, tau = {self.tau}, threshold = {self.threshold!r})"
+        )

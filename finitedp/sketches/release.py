@@ -1,0 +1,120 @@
+"""The release of a private Misra-Gries sketch: noisy counts of the keys that passed the threshold.
+
+Paper: Lebeda thesis Alg 13 (output ``T~, c~``, sorted by key as Section 3.5.2
+asks: the order of a hash table would leak), Theorem 3.1 (``f^(x) = 0`` for
+every key not released).
+
+>>> from fractions import Fraction
+>>> r = SketchRelease(heavy=((3, 40), (9, 17)), universe_size=10,
+...                   privacy=Privacy(Fraction(1), Fraction(1, 10**6)),
+...                   neighbours="streams differing by one element", parameters=())
+>>> r[3], r[4], SketchRelease.from_json(r.to_json()) == r
+(40, 0, True)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ParameterError
+from ..guarantees import Privacy
+from ..jsonvalues import json_int, load_json, parse_count, parse_rational
+
+__all__ = ["SKETCH_RELEASE_VERSION", "SketchRelease"]
+
+#: Version of the JSON layout written by :meth:`SketchRelease.to_json_dict`.
+SKETCH_RELEASE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SketchRelease:
+    """Released keys and their noisy counts; every other key estimates 0.
+
+    Attributes:
+        heavy: ``((key, noisy count), ...)`` increasing in key.
+        universe_size: ``d``.
+        privacy: the exact guarantee.
+        neighbours: the neighbour relation it is for.
+        parameters: ``((name, value), ...)`` as text, sorted by name: what produced it.
+    """
+
+    heavy: tuple[tuple[int, int], ...]
+    universe_size: int
+    privacy: Privacy
+    neighbours: str
+    parameters: tuple[tuple[str, str], ...]
+
+    def __post_init__(self) -> None:
+        # JSON objects have no order: keep the parameters sorted so a round trip is equal.
+        object.__setattr__(self, "parameters", tuple(sorted(self.parameters)))
+        keys = [x for x, _ in self.heavy]
+        if keys != sorted(set(keys)) or any(not 1 <= x <= self.universe_size for x in keys):
+            raise ParameterError(
+                f"heavy: keys must be distinct, increasing and in [1, {self.universe_size}]"
+            )
+
+    def estimate(self, x: int) -> int:
+        """``f^(x)``: the released noisy count, 0 for a key not released."""
+        return dict(self.heavy).get(x, 0)
+
+    def __getitem__(self, x: int) -> int:
+        return self.estimate(x)
+
+    def __len__(self) -> int:
+        return len(self.heavy)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The release as JSON-ready values (integers above ``2^53`` as decimal strings)."""
+        return {
+            "type": "pmg",
+            "version": SKETCH_RELEASE_VERSION,
+            "universe_size": json_int(self.universe_size),
+            "heavy": [[json_int(x), json_int(v)] for x, v in self.heavy],
+            "privacy": self.privacy.to_json_dict(),
+            "neighbours": self.neighbours,
+            "parameters": dict(self.parameters),
+        }
+
+    def to_json(self) -> str:
+        """:meth:`to_json_dict` as text."""
+        return json.dumps(self.to_json_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, data: str | dict[str, Any]) -> SketchRelease:
+        """Read :meth:`to_json`'s form back.
+
+        Raises:
+            ParameterError: not such a release, or a bad field.
+        """
+        obj = load_json(data, "release") if isinstance(data, str) else data
+        if not isinstance(obj, dict) or obj.get("type") != "pmg":
+            raise ParameterError("release: not a private Misra-Gries release (type 'pmg')")
+        if obj.get("version") != SKETCH_RELEASE_VERSION:
+            raise ParameterError(
+                f"release.version: got {obj.get('version')!r}; expected {SKETCH_RELEASE_VERSION}"
+            )
+        try:
+            privacy = obj["privacy"]
+            noisy = tuple(
+                (parse_count(x, "heavy key"), parse_count(v, "heavy value"))
+                for x, v in obj["heavy"]
+            )
+            parameters = obj["parameters"]
+            if not isinstance(parameters, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in parameters.items()
+            ):
+                raise ParameterError("release.parameters: an object of strings")
+            return cls(
+                heavy=noisy,
+                universe_size=parse_count(obj["universe_size"], "universe_size"),
+                privacy=Privacy(
+                    parse_rational(privacy["epsilon"], "privacy.epsilon"),
+                    parse_rational(privacy["delta"], "privacy.delta"),
+                ),
+                neighbours=str(obj["neighbours"]),
+                parameters=tuple(sorted(parameters.items())),
+            )
+        except (KeyError, TypeError) as error:
+            raise ParameterError(f"release: missing or malformed field ({error})") from None
