@@ -63,6 +63,8 @@ class Option:
             ``"int"`` or ``"flag"`` (a boolean switch).
         metavar: the placeholder in ``--help``.
         required: whether the command refuses to run without it.
+        example: a valid value, for tools that need one to run the mechanism
+            (the negative vectors' controls); required options have one.
     """
 
     name: str
@@ -70,6 +72,7 @@ class Option:
     kind: Literal["exact", "int", "flag"] = "exact"
     metavar: str | None = None
     required: bool = False
+    example: str | None = None
 
     @property
     def flag(self) -> str:
@@ -188,6 +191,9 @@ class MechanismEntry:
         release_options: the options of ``finitedp release`` only it takes.
         audit: how to audit it exactly, or ``None``.
         vectors: how its reference vectors are made, or ``None``.
+        public_n: whether the number of rows is public under its neighbour relation
+            (BV's replacement of a row: yes; adding or removing one: no, and the
+            release document then does not state it).
     """
 
     name: str
@@ -199,6 +205,7 @@ class MechanismEntry:
     release_options: tuple[Option, ...] = ()
     audit: AuditTarget | None = None
     vectors: VectorKind | None = None
+    public_n: bool = True
 
 
 # -- helpers for writing vector kinds --------------------------------------------------

@@ -3,15 +3,16 @@
 The tools (``finitedp.cli``, ``finitedp.audit``, ``finitedp.vectors``,
 ``finitedp.plot``) find mechanisms here and nowhere else.  Each family package
 describes its own mechanisms in its ``registry`` module
-(:mod:`finitedp.histograms.registry`, :mod:`finitedp.compact.registry`); this
+(:mod:`finitedp.histograms.registry`, :mod:`finitedp.compact.registry`,
+:mod:`finitedp.alp.registry`, :mod:`finitedp.sketches.registry`); this
 module only collects them, fixes the order in which ``--help`` lists them and in
 which the reference vectors are generated, and holds the rule for the default
 mechanism.
 
 >>> [entry.name for entry in MECHANISMS.values()]
-['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp']
+['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp', 'pmg']
 >>> sorted(READERS)
-['alp', 'compact_histogram', 'partial_histogram', 'threshold_alp']
+['alp', 'compact_histogram', 'partial_histogram', 'pmg', 'threshold_alp']
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from .entries import JSON, MechanismEntry, ReleaseReader, VectorCase, VectorKind
 from .errors import ParameterError
 from .histograms import registry as histograms
 from .histograms import vectorcases as histogram_vectors
+from .sketches import registry as sketches
+from .sketches import vectorcases as sketch_vectors
 
 __all__ = [
     "COUNTERS",
@@ -44,12 +47,14 @@ __all__ = [
 
 #: ``--mechanism`` name -> entry, in the order ``--help`` lists them.
 MECHANISMS: dict[str, MechanismEntry] = {
-    entry.name: entry for entry in (*histograms.ENTRIES, *compact.ENTRIES, *alp.ENTRIES)
+    entry.name: entry
+    for entry in (*histograms.ENTRIES, *compact.ENTRIES, *alp.ENTRIES, *sketches.ENTRIES)
 }
 
 #: A release's JSON ``"type"`` -> how to read it.
 READERS: dict[str, ReleaseReader] = {
-    reader.type: reader for reader in (*histograms.READERS, *compact.READERS, *alp.READERS)
+    reader.type: reader
+    for reader in (*histograms.READERS, *compact.READERS, *alp.READERS, *sketches.READERS)
 }
 
 #: Every kind of reference vector but the counting ones, by its ``"mechanism"`` name:
@@ -72,7 +77,8 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     compact_vectors.cases,
     histogram_vectors.paper_cases,
     histogram_vectors.primitive_cases,
-    alp_vectors.cases,  # last: the vectors before it keep their places in the file
+    alp_vectors.cases,
+    sketch_vectors.cases,  # last: the vectors before it keep their places in the file
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

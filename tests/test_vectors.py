@@ -769,6 +769,56 @@ def _threshold2_grid(p: dict[str, Any], derived: dict[str, Any], tape: Tape) -> 
     return kept
 
 
+def _private_misra_gries(
+    p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape
+) -> Any:
+    """SPEC.md 2c, PrivateMisraGries, step by step."""
+    d, eps, delta, k = int(p["universe_size"]), _q(p["epsilon"]), _q(p["delta"]), int(p["k"])
+    counts = {d + i: 0 for i in range(1, k + 1)}
+    for x in rows:
+        if x in counts:
+            counts[x] += 1
+        elif all(c >= 1 for c in counts.values()):
+            counts = {y: c - 1 for y, c in counts.items()}
+        else:
+            del counts[min(y for y, c in counts.items() if c == 0)]
+            counts[x] = 1
+    if p["sketch"] == "standard":
+        counts = {y: c for y, c in counts.items() if c > 0}
+    probe = GeoSample(2, 2 * eps, noise="tight").noise
+    ratio = Fraction(probe.a, probe.b)
+    assert (str(probe.a), str(probe.b)) == (derived["a"], derived["b"])
+
+    def tail(j: int) -> Fraction:
+        return ratio**j / (1 + ratio)
+
+    j = 1
+    if p["threshold"] == "paper":
+        m = 7 if p["sketch"] == "alg12" else k + 2
+        while m * tail(j) > delta:
+            j += 1
+        r, tau = j, 1 + 2 * j
+    else:
+        while tail(j) > delta:
+            j += 1
+        r, tau = j, 2 * j + 2
+    assert (str(r), str(tau)) == (derived["R"], derived["tau"])
+    noise = GeoSample(2 * r, 2 * eps, noise="tight")
+
+    def z() -> int:
+        return noise(r, tape.take(noise.d)) - r
+
+    eta = z()
+    kept = []
+    for x in sorted(counts):
+        v = counts[x] + eta + z()
+        if v >= tau and x <= d:
+            kept.append([str(x), str(v)])
+    for _ in range(k - len(counts)):
+        z()
+    return kept
+
+
 def _max_projection(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape) -> Any:
     """SPEC.md 2b, MaxProjection."""
     d, eps, s, u = int(p["universe_size"]), _q(p["epsilon"]), int(p["s"]), int(p["u"])
@@ -879,6 +929,8 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = _threshold2(p, vector["derived"], rows, tape)
     elif name == "MaxProjection":
         out = _max_projection(p, vector["derived"], rows, tape)
+    elif name == "PrivateMisraGries":
+        out = _private_misra_gries(p, vector["derived"], rows, tape)
     elif name == "ThresholdALP":
         out = _threshold_alp(p, vector["derived"], rows, tape)
     elif name == "Threshold2_grid":

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..checker.histogram import neighbouring_pairs
+from ..checker.histogram import neighbouring_pairs, stream_pairs
 from ..checker.measures import INFINITY, Ratio
 from ..checker.plan import (
     AccuracyClaim,
@@ -291,7 +291,7 @@ def run_plan(
     distributions = {data: result.distribution for data, result in explored.items()}
     progress.phase("computing the laws of the counts")
     count_laws = {data: _count_law(law, counts) for data, law in distributions.items()}
-    pairs = neighbouring_pairs(datasets)
+    pairs = stream_pairs(datasets) if spec.streams else neighbouring_pairs(datasets)
     claims: list[Claim] = []
     worst_ratio: Ratio | None = None
     delta_bounds: tuple[Fraction, Fraction] | None = None

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from ..checker.histogram import all_datasets, all_multisets
+from ..checker.histogram import all_datasets, all_multisets, all_streams
 from ..checker.plan import (
     AccuracyClaim,
     AuditPlan,
@@ -225,7 +225,16 @@ def audit_histogram_mechanism(
     )
     plan = audit.plan(request)
     progress = progress or NoProgress()
-    datasets = _enumerate(rows, m, ordered, limit, target)
+    if plan.streams:  # order matters and lengths vary: every stream up to n elements
+        ordered = True
+        datasets = all_streams(rows, m)
+        if len(datasets) > limit:
+            raise AuditTooLargeError(
+                f"{target}: {len(datasets):,} streams of at most {rows} elements over |X| = {m}, "
+                f"each with at least one path, is above the limit of {limit:,} paths"
+            )
+    else:
+        datasets = _enumerate(rows, m, ordered, limit, target)
     if plan.estimate is not None:
         progress.phase("estimating the number of paths")
         estimate = plan.estimate(datasets)

@@ -146,10 +146,13 @@ class HistogramReport:
                 ``(h_1, ..., h_m)``.
         """
         kind = "datasets of X^n" if self.ordered else "multisets (sorted representatives)"
+        size = f"of n = {self.n} rows"
+        if len({len(data) for data in self.datasets}) > 1:  # streams of 0..n elements
+            kind, size = "streams", f"of 0 to {self.n} elements"
         lines = [
             f"finitedp audit of {self.title}",
             *(f"  {line}" for line in self.description),
-            f"  enumerated: {len(self.datasets)} {kind} of n = {self.n} rows over "
+            f"  enumerated: {len(self.datasets)} {kind} {size} over "
             f"X = [1, {self.universe_size}], {self.pairs} neighbouring pairs, "
             f"{self.paths:,} paths",
             "",

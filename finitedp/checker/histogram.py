@@ -23,11 +23,13 @@ __all__ = [
     "Dataset",
     "all_datasets",
     "all_multisets",
+    "all_streams",
     "hockey_stick_upper_bound",
     "max_hockey_stick",
     "neighbouring_pairs",
     "oracle_domains",
     "release_distributions",
+    "stream_pairs",
     "worst_privacy_ratio",
 ]
 
@@ -47,6 +49,25 @@ def all_multisets(n: int, universe_size: int) -> list[Dataset]:
     of such a mechanism should also check that reordering rows changes nothing.
     """
     return list(combinations_with_replacement(range(1, universe_size + 1), n))
+
+
+def all_streams(n: int, universe_size: int) -> list[Dataset]:
+    """Every stream of at most ``n`` elements of ``[1, universe_size]``, shortest first."""
+    return [s for length in range(n + 1) for s in all_datasets(length, universe_size)]
+
+
+def stream_pairs(datasets: Iterable[Dataset]) -> list[tuple[Dataset, Dataset]]:
+    """Pairs where the second is the first with one element removed (Lebeda thesis Def 3.1).
+
+    Only pairs whose both streams are among ``datasets`` are listed; each unordered
+    pair once, however many positions give it.
+    """
+    pool = set(datasets)
+    pairs: list[tuple[Dataset, Dataset]] = []
+    for stream in sorted(pool, key=lambda s: (len(s), s)):
+        shorter = {stream[:i] + stream[i + 1 :] for i in range(len(stream))}
+        pairs.extend((stream, other) for other in sorted(shorter) if other in pool)
+    return pairs
 
 
 def neighbouring_pairs(datasets: Iterable[Dataset]) -> list[tuple[Dataset, Dataset]]:

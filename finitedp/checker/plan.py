@@ -146,6 +146,9 @@ class AuditPlan:
         notes: what is not claimed, or why a claim is weak here.
         counts: release -> ``(h_1, ..., h_m)``, if ``release[x]`` is not the count.
         hint: appended to the refusal when the instance is too large.
+        streams: the datasets are streams of 0 to ``n`` elements in order, and
+            neighbours add or remove one element (Lebeda thesis Def 3.1) instead of
+            replacing one row (BV Def 2.1).
     """
 
     title: str
@@ -161,6 +164,7 @@ class AuditPlan:
     notes: tuple[str, ...] = ()
     counts: Callable[[Any], tuple[int | Fraction, ...]] | None = None
     hint: str = ""
+    streams: bool = False
 
 
 def sum_exact(probabilities: Iterable[Fraction]) -> Fraction:

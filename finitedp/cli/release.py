@@ -193,7 +193,7 @@ def _release(args: argparse.Namespace) -> int:
             "finitedp": __version__,
             "mechanism": chosen,
             "parameters": {
-                "n": json_int(n),
+                **({"n": json_int(n)} if entry.public_n else {}),
                 "epsilon": rational(privacy.epsilon),
                 **{key: _option_json(own[key], value) for key, value in options.items()},
                 "beta": rational(accuracy.beta),
@@ -308,8 +308,17 @@ def add_release(commands: Any) -> None:
     )
     release.add_argument("--epsilon", required=True, help="privacy budget 1/k, e.g. 1/2")
     for option in _release_options().values():
-        users = ", ".join(e.name for e in MECHANISMS.values() if option in e.release_options)
-        release.add_argument(option.flag, help=f"{users} only: {option.help}")
+        users = ", ".join(
+            e.name
+            for e in MECHANISMS.values()
+            if option.name in {o.name for o in e.release_options}
+        )
+        if option.kind == "flag":  # a switch: absent is None, so other mechanisms refuse it
+            release.add_argument(
+                option.flag, action="store_const", const=True, help=f"{users} only: {option.help}"
+            )
+        else:
+            release.add_argument(option.flag, help=f"{users} only: {option.help}")
     release.add_argument(
         "--beta", default="1/10", help="failure probability 1/k of the accuracy statement"
     )

@@ -57,7 +57,9 @@ _SPLIT_MIXTURE = """
   instead of exploring their product: reaches n = 2.
 """
 
-_DELTA = Option("delta", "(eps, delta)-DP: delta = 1/k, e.g. 1/1000000", required=True)
+_DELTA = Option(
+    "delta", "(eps, delta)-DP: delta = 1/k, e.g. 1/1000000", required=True, example="1/10"
+)
 
 #: The entries, in the order ``--help`` lists them.
 ENTRIES: tuple[MechanismEntry, ...] = (

@@ -201,7 +201,7 @@ class PrivateMisraGries:
             source = "Lebeda thesis Theorem 3.1 (Fact 3.1 + Lemma 3.5)"
         return Accuracy(beta=b, per_query=bound, threshold=None, simultaneous=bound, source=source)
 
-    def sketch(self, stream: Iterable[int]) -> MGSketch:
+    def sketch(self, stream: Iterable[object]) -> MGSketch:
         """Alg 12 on the stream (the standard sketch when ``standard``)."""
         sketch = misra_gries(self.k, self.universe_size, stream)
         return sketch.to_standard() if self.standard else sketch
@@ -226,13 +226,13 @@ class PrivateMisraGries:
         heavy = pmg_release(sketch, self.noise, self.tau, rng)
         return SketchRelease(heavy, self.universe_size, self.privacy, self.neighbours, self._text())
 
-    def release(self, stream: Iterable[int], rng: RandomSource | None = None) -> SketchRelease:
-        """``PMG(k, S)``: the sketch of the whole stream, then Alg 13.
+    def release(self, data: Iterable[object], rng: RandomSource | None = None) -> SketchRelease:
+        """``PMG(k, S)`` for the stream ``data``: its sketch, then Alg 13.
 
         Raises:
             ParameterError: an element outside ``[1, d]`` (nothing is released).
         """
-        return self.release_sketch(self.sketch(stream), rng)
+        return self.release_sketch(self.sketch(data), rng)
 
     def _text(self) -> tuple[tuple[str, str], ...]:
         return (

@@ -100,11 +100,17 @@ def _replays() -> Iterator[JSON]:
 
 
 def _mechanisms() -> Iterator[JSON]:
-    for name in MECHANISMS:
-        base: dict[str, Any] = {"epsilon": "1", "beta": "1/10", "counter": "fast", "options": {}}
+    for name, entry in MECHANISMS.items():
+        needed = {o.name: o.example for o in entry.release_options if o.required}
+        base: dict[str, Any] = {
+            "epsilon": "1",
+            "beta": "1/10",
+            "counter": "fast",
+            "options": needed,
+        }
         n = 3
         if name == "stability":  # Thm 5.6's threshold at eps = 1, delta = 1/10 is 18
-            base["options"], n = {"delta": "1/10"}, 20
+            n = 20
         valid = [str(1 + i % 6) for i in range(n)]
         cases: list[tuple[str, dict[str, Any], list[str], str, list[str]]] = [
             (
