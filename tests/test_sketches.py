@@ -8,7 +8,11 @@ standard sketch with the textbook algorithm, and Fact 3.1, Lemma 3.1, Lemma 3.6
 from __future__ import annotations
 
 import itertools
+import json
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -249,3 +253,51 @@ def test_merged_release_is_strict_and_thresholded() -> None:
         mech.release_sketch(sketch, recorder)
         traces.add(tuple(d for d, _ in recorder.tape))
     assert len(traces) == 1 and len(next(iter(traces))) == 3
+
+
+# --- the tools ---------------------------------------------------------------------------
+
+
+def test_cli_pmg_release_does_not_publish_the_stream_length(tmp_path: Path) -> None:
+    data = tmp_path / "s.txt"
+    data.write_text("a\n" * 60 + "b\n" * 3 + "c\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    base = [sys.executable, "-m", "finitedp", "release", str(data), "--universe", "utf8:2"]
+    base += ["--mechanism", "pmg", "--epsilon", "1", "--quiet"]
+    done = subprocess.run(
+        [*base, "--delta", "1/1000000", "--k", "2", "--clamp-threshold", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    assert "n" not in document["parameters"] and "64" not in json.dumps(document["parameters"])
+    assert document["release"]["type"] == "pmg" and document["parameters"]["clamp_threshold"]
+    assert "adding or removing one element" in document["neighbours"]
+    query = subprocess.run(
+        [sys.executable, "-m", "finitedp", "query", str(out), "a", "b"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert query.returncode == 0 and query.stdout.splitlines()[1] == "b\t0", query.stdout
+    for flags, message in [
+        (["--k", "2"], "--delta: pmg needs it"),
+        (["--delta", "1/100"], "--k: pmg needs it"),
+        (["--delta", "1/100", "--k", "2", "--psi", "3"], "--psi: got 3; only alp takes it"),
+        (["--delta", "1/100", "--k", "1/2"], "k"),
+    ]:
+        bad = subprocess.run([*base, *flags], capture_output=True, text=True, check=False)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+def test_audit_pmg_decides_every_claim_over_streams() -> None:
+    from finitedp.audit.histograms import audit_histogram_mechanism
+
+    report = audit_histogram_mechanism("pmg", 4, 2, 1, k="1", delta="1/2")
+    assert report.ok and len(report.datasets) == 31  # 1 + 2 + 4 + 8 + 16 streams
+    # a removal from a run of equal elements gives one pair: sum over streams of their runs
+    assert report.pairs == 64 and "0 to 4 elements" in report.render()
+    clamp = audit_histogram_mechanism("pmg", 4, 2, 1, k="1", delta="1/2", clamp_threshold=True)
+    assert clamp.ok
