@@ -79,6 +79,16 @@ def test_standard_sketch_and_fact_3_1(data: tuple[int, list[int]], k: int) -> No
     assert sketch.gamma <= n // (k + 1)  # each decrement removes k + 1 stream elements
 
 
+def test_branch_3_skips_a_counter_that_left_zero() -> None:
+    # 5 decrements all four counters to 0; 6 replaces 1 (the smallest zero); 2 leaves
+    # zero (Branch 1) while it still sits in the heap; 7 must replace 3, the smallest
+    # key that is still zero, not 2 and not the largest, 4.
+    stream = [1, 2, 3, 4, 5, 6, 2, 7]
+    sketch = misra_gries(4, 10, stream)
+    assert sketch.counters == ((2, 1), (4, 0), (6, 1), (7, 1))
+    assert dict(sketch.counters) == literal_alg_12(4, 10, stream)[0]
+
+
 def test_update_refuses_bad_elements_and_keeps_the_sketch() -> None:
     mg = MisraGries(2, 5)
     mg.extend([1, 2])

@@ -131,3 +131,23 @@ def test_merged_release_exact_delta_under_corollary_3_2() -> None:
                 pa, pb = law(a), law(b)
                 worst = max(worst, hockey_stick(pa, pb, ratio), hockey_stick(pb, pa, ratio))
     assert worst <= mech.privacy.delta
+
+
+@pytest.mark.parametrize(("k", "d", "length"), [(1, 2, 4), (2, 3, 3)])
+def test_section_3_6_pure_release_ratio_exactly(k: int, d: int, length: int) -> None:
+    """Every pair of streams one element apart: the worst ratio is within (b/a)^(2k+1) <= e^eps."""
+    from finitedp.checker.measures import max_ratio
+    from finitedp.sketches.pure import PureMisraGries
+
+    mech = PureMisraGries(k, d, 1, max_length=length)
+    per_unit = mech.sampler.noise.exp_epsilon  # ratio per unit of the scaled counts
+    bound = per_unit ** (2 * k + 1)
+    assert compare_exp(bound, 1) <= 0
+    laws = {}
+    for n in range(length + 1):
+        for s in itertools.product(range(1, d + 1), repeat=n):
+            laws[s] = exact_distribution(lambda rng, s=s: mech.release(s, rng).heavy)
+    worst = F(0)
+    for s, s2 in _pairs(d, length):
+        worst = max(worst, max_ratio(laws[s], laws[s2]), max_ratio(laws[s2], laws[s]))
+    assert 1 < worst <= bound

@@ -4,6 +4,8 @@ Neighbours: streams that differ by adding or removing one element (thesis Def 3.
 
 * :mod:`.misragries`: Alg 12 (dummy counters, zero counters kept), streaming.
 * :mod:`.private`: Alg 13 (PMG) with exact clamped geometric noise and threshold.
+* :mod:`.merge`: merging sketches and releasing a merged one (Section 3.7).
+* :mod:`.pure`: pure DP through the shifted sketch (Section 3.6), dense.
 * :mod:`.release`: the release type.
 """
 

@@ -4,7 +4,6 @@ Paper: Lebeda thesis Alg 13 (output ``T~, c~``, sorted by key as Section 3.5.2
 asks: the order of a hash table would leak), Theorem 3.1 (``f^(x) = 0`` for
 every key not released).
 
->>> from fractions import Fraction
 >>> r = SketchRelease(heavy=((3, 40), (9, 17)), universe_size=10,
 ...                   privacy=Privacy(Fraction(1), Fraction(1, 10**6)),
 ...                   neighbours="streams differing by one element", parameters=())
@@ -16,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
@@ -38,6 +38,8 @@ class SketchRelease:
         privacy: the exact guarantee.
         neighbours: the neighbour relation it is for.
         parameters: ``((name, value), ...)`` as text, sorted by name: what produced it.
+        denominator: the estimate of a released key is its value divided by this
+            (``k + 1`` for Section 3.6's scaled counts; 1 otherwise).
     """
 
     heavy: tuple[tuple[int, int], ...]
@@ -45,6 +47,7 @@ class SketchRelease:
     privacy: Privacy
     neighbours: str
     parameters: tuple[tuple[str, str], ...]
+    denominator: int = 1
 
     def __post_init__(self) -> None:
         # JSON objects have no order: keep the parameters sorted so a round trip is equal.
@@ -55,11 +58,12 @@ class SketchRelease:
                 f"heavy: keys must be distinct, increasing and in [1, {self.universe_size}]"
             )
 
-    def estimate(self, x: int) -> int:
-        """``f^(x)``: the released noisy count, 0 for a key not released."""
-        return dict(self.heavy).get(x, 0)
+    def estimate(self, x: int) -> int | Fraction:
+        """``f^(x)``: the released noisy count (over :attr:`denominator`), 0 if not released."""
+        value = dict(self.heavy).get(x, 0)
+        return value if self.denominator == 1 else Fraction(value, self.denominator)
 
-    def __getitem__(self, x: int) -> int:
+    def __getitem__(self, x: int) -> int | Fraction:
         return self.estimate(x)
 
     def __len__(self) -> int:
@@ -75,6 +79,7 @@ class SketchRelease:
             "privacy": self.privacy.to_json_dict(),
             "neighbours": self.neighbours,
             "parameters": dict(self.parameters),
+            "denominator": json_int(self.denominator),
         }
 
     def to_json(self) -> str:
@@ -115,6 +120,7 @@ class SketchRelease:
                 ),
                 neighbours=str(obj["neighbours"]),
                 parameters=tuple(sorted(parameters.items())),
+                denominator=parse_count(obj.get("denominator", 1), "denominator"),
             )
         except (KeyError, TypeError) as error:
             raise ParameterError(f"release: missing or malformed field ({error})") from None
