@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .jsonvalues import json_int, rational
+from .jsonvalues import json_int, parse_rational, rational
 
 __all__ = ["Accuracy", "Privacy"]
 
@@ -38,6 +38,21 @@ class Privacy:
     def to_json_dict(self) -> dict[str, Any]:
         """``{"epsilon": "a/b", "delta": "a/b"}`` with exact fractions as strings."""
         return {"epsilon": rational(self.epsilon), "delta": rational(self.delta)}
+
+    @classmethod
+    def from_json_dict(cls, obj: Any) -> Privacy:
+        """Read :meth:`to_json_dict`'s form back.
+
+        Raises:
+            KeyError, TypeError: a missing field or not an object.
+            ValueError: a value that is not an exact rational string.
+        """
+        if not isinstance(obj, dict):
+            raise TypeError("privacy: not an object")
+        return cls(
+            parse_rational(obj["epsilon"], "privacy.epsilon"),
+            parse_rational(obj["delta"], "privacy.delta"),
+        )
 
 
 @dataclass(frozen=True)

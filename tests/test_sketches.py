@@ -7,7 +7,6 @@ standard sketch with the textbook algorithm, and Fact 3.1, Lemma 3.1, Lemma 3.6
 
 from __future__ import annotations
 
-import itertools
 import json
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from finitedp.checker.histogram import all_streams, stream_pairs
 from finitedp.errors import ParameterError, ParameterTypeError
 from finitedp.oracle import RecordingSource, SeededSource
 from finitedp.sketches import (
@@ -103,11 +103,7 @@ def test_update_refuses_bad_elements_and_keeps_the_sketch() -> None:
 
 def _neighbours(d: int, length: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """Every stream up to ``length`` with every stream obtained by removing one element."""
-    out = []
-    for n in range(1, length + 1):
-        for s in itertools.product(range(1, d + 1), repeat=n):
-            out.extend((s, s[:i] + s[i + 1 :]) for i in range(n))
-    return out
+    return stream_pairs(all_streams(length, d))
 
 
 @pytest.mark.parametrize(("k", "d", "length"), [(1, 3, 6), (2, 4, 6), (3, 5, 5)])
@@ -311,3 +307,15 @@ def test_audit_pmg_decides_every_claim_over_streams() -> None:
     assert report.pairs == 64 and "0 to 4 elements" in report.render()
     clamp = audit_histogram_mechanism("pmg", 4, 2, 1, k="1", delta="1/2", clamp_threshold=True)
     assert clamp.ok
+
+
+def test_pmg_noise_variance_is_the_geometric_one_and_bounds_the_clamped() -> None:
+    mech = PrivateMisraGries(3, 50, 1, "1/1000000")
+    law = mech.noise.pmf()
+    assert sum((z * p for z, p in law.items()), F(0)) == 0
+    second = sum((z * z * p for z, p in law.items()), F(0))
+    alpha = mech.alpha
+    assert mech.noise_variance() == 2 * alpha / (1 - alpha) ** 2
+    assert F(99, 100) * mech.noise_variance() < second <= mech.noise_variance()
+    bound = mech.mean_squared_error_bound(400)
+    assert bound == 3 * (2 * mech.noise_variance() + (mech.tau - 1) ** 2 + F(400, 4) ** 2)

@@ -9,11 +9,11 @@ divergence at the per-sample ratio ``b/a <= e^eps`` must be at most the stated
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import pytest
 
+from finitedp.checker.histogram import all_streams, stream_pairs
 from finitedp.checker.measures import hockey_stick
 from finitedp.checker.symbolic import exact_distribution
 from finitedp.exactmath import compare_exp
@@ -25,11 +25,7 @@ F = Fraction
 
 
 def _pairs(d: int, length: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    out = []
-    for n in range(1, length + 1):
-        for s in itertools.product(range(1, d + 1), repeat=n):
-            out.extend((s, s[:i] + s[i + 1 :]) for i in range(n))
-    return out
+    return stream_pairs(all_streams(length, d))
 
 
 def _worst(mech: PrivateMisraGries, d: int, length: int) -> Fraction:
@@ -143,11 +139,37 @@ def test_section_3_6_pure_release_ratio_exactly(k: int, d: int, length: int) -> 
     per_unit = mech.sampler.noise.exp_epsilon  # ratio per unit of the scaled counts
     bound = per_unit ** (2 * k + 1)
     assert compare_exp(bound, 1) <= 0
-    laws = {}
-    for n in range(length + 1):
-        for s in itertools.product(range(1, d + 1), repeat=n):
-            laws[s] = exact_distribution(lambda rng, s=s: mech.release(s, rng).heavy)
+    laws = {
+        s: exact_distribution(lambda rng, s=s: mech.release(s, rng).heavy)
+        for s in all_streams(length, d)
+    }
     worst = F(0)
     for s, s2 in _pairs(d, length):
         worst = max(worst, max_ratio(laws[s], laws[s2]), max_ratio(laws[s2], laws[s]))
+    assert 1 < worst <= bound
+
+
+def test_section_3_7_pure_merged_release_ratio_exactly() -> None:
+    """Two streams merged in both orders, one element removed from one: ratio <= (b/a)^k <= e."""
+    from finitedp.checker.measures import max_ratio
+    from finitedp.sketches.pure import PureMergedMG
+
+    k, d = 2, 3
+    mech = PureMergedMG(k, d, 1, max_length=6)
+    bound = mech.sampler.noise.exp_epsilon**k
+    assert compare_exp(bound, 1) <= 0
+    laws: dict[MGSketch, dict[object, Fraction]] = {}
+
+    def law(parts: tuple[tuple[int, ...], ...]) -> dict[object, Fraction]:
+        sketch = merge_all([misra_gries(k, d, p) for p in parts])
+        if sketch not in laws:
+            laws[sketch] = exact_distribution(lambda rng: mech.release_sketch(sketch, rng).heavy)
+        return laws[sketch]
+
+    worst = F(0)
+    for other in ((), (3, 3, 1)):
+        for s, s2 in _pairs(d, 3):
+            for a, b in (((s, other), (s2, other)), ((other, s), (other, s2))):
+                pa, pb = law(a), law(b)
+                worst = max(worst, max_ratio(pa, pb), max_ratio(pb, pa))
     assert 1 < worst <= bound

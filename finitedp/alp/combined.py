@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
-from ..jsonvalues import json_int, load_json, parse_count, parse_rational, rational
+from ..jsonvalues import json_int, load_json, parse_count, rational
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction, probability
 from .embedding import histogram_of
@@ -132,10 +132,7 @@ class ThresholdALPRelease:
                 heavy=heavy,
                 alp=ALPRelease.from_json(obj["alp"]),
                 t=parse_count(obj["t"], "t"),
-                privacy=Privacy(
-                    parse_rational(privacy["epsilon"], "privacy.epsilon"),
-                    parse_rational(privacy["delta"], "privacy.delta"),
-                ),
+                privacy=Privacy.from_json_dict(privacy),
             )
         except (KeyError, TypeError) as error:
             raise ParameterError(f"release: missing or malformed field ({error})") from None

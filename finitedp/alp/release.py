@@ -163,10 +163,7 @@ class ALPRelease:
                 scale=parse_rational(obj["scale"], "scale"),
                 hashes=HashSequence.from_json_dict(obj["hashes"], d, s),
                 bits=BitMatrix.from_text(obj["bits"], s, m),
-                privacy=Privacy(
-                    parse_rational(privacy["epsilon"], "privacy.epsilon"),
-                    parse_rational(privacy["delta"], "privacy.delta"),
-                ),
+                privacy=Privacy.from_json_dict(privacy),
                 neighbours=str(obj["neighbours"]),
                 parameters=tuple((str(a), str(b)) for a, b in parameters.items()),
             )

@@ -201,6 +201,23 @@ class PrivateMisraGries:
             source = "Lebeda thesis Theorem 3.1 (Fact 3.1 + Lemma 3.5)"
         return Accuracy(beta=b, per_query=bound, threshold=None, simultaneous=bound, source=source)
 
+    def noise_variance(self) -> Fraction:
+        """``2 alpha/(1 - alpha)^2``: the variance of the unclamped geometric, an upper
+        bound for the clamped one (clamping a symmetric variable only shrinks it)."""
+        alpha = self.alpha
+        return 2 * alpha / (1 - alpha) ** 2
+
+    def mean_squared_error_bound(self, n: int) -> Fraction:
+        """Theorem 3.1's ``E[(f~(x) - f(x))^2]`` bound with the exact geometric, for ``n`` elements.
+
+        ``3 (E[r_1^2] + r_2^2 + r_3^2)``: ``r_1`` the two noise samples of a counter
+        (variance at most ``2 noise_variance()``), ``r_2`` the value a threshold
+        drops (at most ``tau - 1``, and at most ``2R`` below zero, ``2R <= tau - 1``),
+        ``r_3`` the Misra-Gries error (at most ``n/(k+1)``, Fact 3.1).
+        """
+        n = check_positive_int(n, "n")
+        return 3 * (2 * self.noise_variance() + (self.tau - 1) ** 2 + Fraction(n, self.k + 1) ** 2)
+
     def sketch(self, stream: Iterable[object]) -> MGSketch:
         """Alg 12 on the stream (the standard sketch when ``standard``)."""
         sketch = misra_gries(self.k, self.universe_size, stream)

@@ -38,11 +38,12 @@ from ..guarantees import Privacy
 from ..histograms.mechanisms import MAX_DENSE_UNIVERSE
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction, short_int
+from .merge import MERGED_NEIGHBOURS
 from .misragries import MGSketch, misra_gries
 from .private import STREAM_NEIGHBOURS
 from .release import SketchRelease
 
-__all__ = ["PureMisraGries", "shifted_counts"]
+__all__ = ["PureMergedMG", "PureMisraGries", "dense_top_k", "shifted_counts"]
 
 
 def shifted_counts(sketch: MGSketch) -> dict[int, int]:
@@ -57,6 +58,30 @@ def shifted_counts(sketch: MGSketch) -> dict[int, int]:
         if x <= sketch.universe_size and v > 0:
             out[x] = v
     return out
+
+
+def dense_top_k(
+    values: dict[int, int], sampler: GeoSample, universe_size: int, k: int, rng: RandomSource
+) -> tuple[tuple[int, int], ...]:
+    """Noise on every element ``1..d`` (one call each, in order), then the top ``k`` positive.
+
+    Paper: [CLSX12] as Lebeda thesis Sections 3.6-3.7 use it.  Ties between equal
+    noisy values go to the smaller key; choosing is post-processing of the noisy
+    vector, so the release is as private as that vector.
+    """
+    noisy = [(sampler.sample(values.get(x, 0), rng), x) for x in range(1, universe_size + 1)]
+    top = sorted(noisy, key=lambda pair: (-pair[0], pair[1]))[:k]
+    return tuple(sorted((x, v) for v, x in top if v > 0))
+
+
+def _check_dense(universe_size: int) -> int:
+    d = check_positive_int(universe_size, "universe_size")
+    if d > MAX_DENSE_UNIVERSE:
+        raise ParameterError(
+            f"universe_size: got {short_int(d)}; this release adds noise to every element, "
+            f"so it is limited to {MAX_DENSE_UNIVERSE}"
+        )
+    return d
 
 
 class PureMisraGries:
@@ -79,12 +104,7 @@ class PureMisraGries:
 
     def __init__(self, k: int, universe_size: int, epsilon: object, max_length: int) -> None:
         self.k = check_positive_int(k, "k")
-        self.universe_size = check_positive_int(universe_size, "universe_size")
-        if self.universe_size > MAX_DENSE_UNIVERSE:
-            raise ParameterError(
-                f"universe_size: got {short_int(self.universe_size)}; Section 3.6's release "
-                f"adds noise to every element, so it is limited to {MAX_DENSE_UNIVERSE}"
-            )
+        self.universe_size = _check_dense(universe_size)
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.max_length = check_positive_int(max_length, "max_length")
         self.bound = self.k * self.max_length  # v_x <= k n <= k N
@@ -123,10 +143,7 @@ class PureMisraGries:
                 f"max_length = {self.max_length}"
             )
         rng = default_source() if rng is None else rng
-        shifted = shifted_counts(sketch)
-        noisy = [(self.sampler.sample(shifted.get(x, 0), rng), x) for x in self._keys()]
-        top = sorted(noisy, key=lambda pair: (-pair[0], pair[1]))[: self.k]
-        heavy = tuple(sorted((x, v) for v, x in top if v > 0))
+        heavy = dense_top_k(shifted_counts(sketch), self.sampler, self.universe_size, self.k, rng)
         parameters = (
             ("algorithm", "Lebeda thesis Section 3.6 (pure DP, dense)"),
             ("epsilon", str(self.epsilon)),
@@ -146,5 +163,58 @@ class PureMisraGries:
         """The sketch of the stream ``data`` (Alg 12), then :meth:`release_sketch`."""
         return self.release_sketch(misra_gries(self.k, self.universe_size, data), rng)
 
-    def _keys(self) -> range:
-        return range(1, self.universe_size + 1)
+
+class PureMergedMG:
+    """Pure ``eps``-DP release of a merged sketch: noise at sensitivity ``k`` on every element.
+
+    Paper: Lebeda thesis Section 3.7 (Corollary 3.2: merged neighbours differ by 1 in
+    at most ``k`` counters; "add noise with magnitude ``k/eps`` to all elements and keep
+    the top ``k``", after [CLSX12]), with BV's clamped geometric on ``[0, N]``.
+
+    Neighbours: datasets of several streams, one element added to or removed from
+    one stream (Section 3.7), merged in a fixed order.
+
+    Args:
+        k: counters of every sketch.
+        universe_size: ``d``, at most ``MAX_DENSE_UNIVERSE``.
+        epsilon: the budget (``eps/k`` per unit: ``k`` counters move by one).
+        max_length: ``N``, a public bound on the total length of the streams.
+    """
+
+    def __init__(self, k: int, universe_size: int, epsilon: object, max_length: int) -> None:
+        self.k = check_positive_int(k, "k")
+        self.universe_size = _check_dense(universe_size)
+        self.epsilon = positive_fraction(epsilon, "epsilon")
+        self.max_length = check_positive_int(max_length, "max_length")
+        self.sampler = GeoSample(self.max_length, 2 * self.epsilon / self.k, noise="tight")
+
+    @property
+    def privacy(self) -> Privacy:
+        """``(eps, 0)``: at most ``k`` counters move by one, ``eps/k`` each (Corollary 3.2)."""
+        return Privacy(self.epsilon)
+
+    def release_sketch(self, sketch: MGSketch, rng: RandomSource | None = None) -> SketchRelease:
+        """Noise on every element (``d`` calls), then the top ``k`` positive noisy counters.
+
+        Raises:
+            ParameterError: a sketch of another ``k`` or ``d``, or longer than ``max_length``.
+        """
+        if (sketch.k, sketch.universe_size) != (self.k, self.universe_size):
+            raise ParameterError(
+                f"sketch: needs k = {self.k}, d = {self.universe_size}; got k = {sketch.k}, "
+                f"d = {sketch.universe_size}"
+            )
+        if sketch.n > self.max_length:
+            raise ParameterError(
+                f"data: {sketch.n} elements in all; this release is for at most "
+                f"max_length = {self.max_length}"
+            )
+        rng = default_source() if rng is None else rng
+        heavy = dense_top_k(sketch.positive(), self.sampler, self.universe_size, self.k, rng)
+        parameters = (
+            ("algorithm", "Lebeda thesis Section 3.7 (merged sketch, pure DP, dense)"),
+            ("epsilon", str(self.epsilon)),
+            ("k", str(self.k)),
+            ("max_length", str(self.max_length)),
+        )
+        return SketchRelease(heavy, self.universe_size, self.privacy, MERGED_NEIGHBOURS, parameters)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..guarantees import Privacy
-from ..jsonvalues import json_int, load_json, parse_count, parse_rational
+from ..jsonvalues import json_int, load_json, parse_count
 
 __all__ = ["SKETCH_RELEASE_VERSION", "SketchRelease"]
 
@@ -114,10 +114,7 @@ class SketchRelease:
             return cls(
                 heavy=noisy,
                 universe_size=parse_count(obj["universe_size"], "universe_size"),
-                privacy=Privacy(
-                    parse_rational(privacy["epsilon"], "privacy.epsilon"),
-                    parse_rational(privacy["delta"], "privacy.delta"),
-                ),
+                privacy=Privacy.from_json_dict(privacy),
                 neighbours=str(obj["neighbours"]),
                 parameters=tuple(sorted(parameters.items())),
                 denominator=parse_count(obj.get("denominator", 1), "denominator"),
