@@ -89,12 +89,17 @@ class ReleaseParameters:
         beta: the accuracy statement's failure probability (the mechanism's ``beta0``).
         counter: ``"fast"`` or ``"geo"``.
         options: the mechanism's own options (:attr:`MechanismEntry.release_options`).
+        value_bound: with a value column, ``B``: each row adds a value in ``[0, B]``
+            to its key (the rows are then ``(key, value)`` pairs; ``None``: plain keys).
+        value_step: the grid of the values (``1`` or ``1/q``).
     """
 
     epsilon: str
     beta: str
     counter: str
     options: Mapping[str, str | None] = field(default_factory=dict)
+    value_bound: Fraction | None = None
+    value_step: Fraction = Fraction(1)
 
     def option(self, name: str) -> str | None:
         """One of the mechanism's own options (``None`` if not given)."""
@@ -194,6 +199,8 @@ class MechanismEntry:
         public_n: whether the number of rows is public under its neighbour relation
             (BV's replacement of a row: yes; adding or removing one: no, and the
             release document then does not state it).
+        weighted: whether it takes a value column (rows ``(key, value)``, the
+            values in ``[0, value_bound]``); others take keys only.
     """
 
     name: str
@@ -206,6 +213,7 @@ class MechanismEntry:
     audit: AuditTarget | None = None
     vectors: VectorKind | None = None
     public_n: bool = True
+    weighted: bool = False
 
 
 # -- helpers for writing vector kinds --------------------------------------------------

@@ -53,6 +53,9 @@ from .threshold import (
 
 __all__ = ["ThresholdALP", "ThresholdALPRelease"]
 
+#: A stated delta with a longer denominator is rounded up to a multiple of 2^-128.
+_DELTA_BITS = 128
+
 
 @dataclass(frozen=True)
 class ThresholdALPRelease:
@@ -221,12 +224,18 @@ class ThresholdALP:
         """``(eps, delta_c(t))``, ``delta_c(t) = delta(t) sum_{j < c} (b/a)^j <= delta``.
 
         On a grid ``1/q``: ``delta(t) ((1 + e/q)^(q c) - 1)/e`` with ``e = eps_1/c``.
+        When that fraction's denominator passes ``2^128`` (large ``c`` or ``q``), the
+        statement is the least multiple of ``2^-128`` above it: a true, shorter bound.
         """
         unit = self.epsilon1 / self.contribution
         if self.q == 1:
             spent = group_delta(self.noise.ratio, self.t, self.contribution)
         else:
             spent = grid_delta(unit, self.t, self.contribution, self.q)
+        if spent.denominator.bit_length() > _DELTA_BITS:
+            spent = Fraction(-(-(spent.numerator << _DELTA_BITS) // spent.denominator)) / (
+                1 << _DELTA_BITS
+            )
         return Privacy(self.epsilon, spent)
 
     @property

@@ -26,7 +26,8 @@ __all__ = ["ENTRIES", "READERS"]
 
 
 def _alp(n: int, m: int, p: ReleaseParameters) -> Mechanism:
-    return for_rows(n, m, p.epsilon, p.option, p.beta)
+    values = None if p.value_bound is None else (p.value_bound, p.value_step)
+    return for_rows(n, m, p.epsilon, p.option, p.beta, values)
 
 
 _OPTIONS = (
@@ -70,6 +71,7 @@ ENTRIES: tuple[MechanismEntry, ...] = (
             help_extra=_LAYERS,
         ),
         vectors=vectorcases.ALP_VECTORS,
+        weighted=True,
     ),
 )
 

@@ -14,6 +14,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable
+from fractions import Fraction
 from typing import Any
 
 from .. import __version__
@@ -22,6 +23,7 @@ from ..errors import FiniteDPError, ParameterError
 from ..io.files import (
     STDOUT,
     check_out,
+    csv_fields,
     csv_rows,
     decode_utf8,
     input_format,
@@ -33,6 +35,7 @@ from ..io.files import (
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.releases import bin_entry
 from ..io.universe import Universe, parse_universe
+from ..io.values import ValueColumn
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, SystemRandomSource
 from ..params import exact_fraction
@@ -89,6 +92,76 @@ def _encode_rows(
         if len(data) % 4096 == 0:
             progress.advance(4096)
     return data
+
+
+def _encode_pairs(
+    text: str,
+    args: argparse.Namespace,
+    universe: Universe,
+    values: ValueColumn,
+    name: str,
+    progress: Progress,
+) -> list[tuple[int, Fraction]]:
+    """``(key, value)`` for every record: the key numbered, the value checked exactly.
+
+    Raises:
+        ParameterError: a key outside the universe or a bad value; the message names its line.
+    """
+    columns = (args.column, "--column"), (args.value_column, "--value-column")
+    data: list[tuple[int, Fraction]] = []
+    for line, (label, amount) in csv_fields(text, *columns, name=name):
+        where = f"{name}, line {line}"
+        try:
+            key = universe.encode(label)
+        except ParameterError as error:
+            raise ParameterError(f"{where}: {error}") from None
+        data.append((key, values.read(amount, where)))
+        if len(data) % 4096 == 0:
+            progress.advance(4096)
+    return data
+
+
+def _check_value_column(
+    args: argparse.Namespace, entry: MechanismEntry | None
+) -> ValueColumn | None:
+    """``--value-column`` with its ``--value-bound`` (and ``--value-step``), checked early.
+
+    Raises:
+        ParameterError: a bound or step without a column, a column without a bound,
+            or a mechanism that takes keys only.
+    """
+    if args.value_column is None:
+        for flag, value in (("--value-bound", args.value_bound), ("--value-step", args.value_step)):
+            if value is not None:
+                raise ParameterError(f"{flag}: got {value}; it goes with --value-column")
+        return None
+    if entry is None or not entry.weighted:
+        takers = ", ".join(name for name, e in MECHANISMS.items() if e.weighted)
+        raise ParameterError(
+            f"--value-column: only {takers} takes values; choose it with --mechanism"
+        )
+    if args.value_bound is None:
+        raise ParameterError(
+            "--value-bound: --value-column needs the public bound B on every value"
+        )
+    return ValueColumn.parse(args.value_bound, args.value_step)
+
+
+def _value_neighbours(values: ValueColumn) -> str:
+    return (
+        f"one row of the n replaced (n public); each row adds a value in [0, {values.bound}] "
+        f"to its key, so vectors at l1 distance at most {2 * values.bound}"
+    )
+
+
+def _value_json(args: argparse.Namespace, values: ValueColumn | None) -> dict[str, Any]:
+    if values is None:
+        return {}
+    return {
+        "value_column": args.value_column,
+        "value_bound": rational(values.bound),
+        "value_step": rational(values.step),
+    }
 
 
 def _release_options() -> dict[str, Option]:
@@ -162,6 +235,7 @@ def _release(args: argparse.Namespace) -> int:
     """
     universe = parse_universe(args.universe)
     entry = _check_release_options(args)
+    values = _check_value_column(args, entry)
     rng: RandomSource = SystemRandomSource() if args.seed is None else SeededSource(args.seed)
     check_out(args.out, args.input)
     to_stdout = args.out in (None, STDOUT)
@@ -170,9 +244,15 @@ def _release(args: argparse.Namespace) -> int:
     with Progress(not args.quiet, DELAY_SECONDS) as progress:
         progress.phase(f"reading {name}")
         text = decode_utf8(read_bytes(args.input), name)
-        rows = csv_rows(text, args.column, name) if kind == "csv" else text_rows(text)
         progress.phase(f"numbering values into {universe.spec}", total=text.count("\n") + 1)
-        data = _encode_rows(rows, universe, name, progress)
+        data: list[Any]
+        if values is not None:
+            if kind != "csv":
+                raise ParameterError("--value-column: the input must be CSV (a header names it)")
+            data = _encode_pairs(text, args, universe, values, name, progress)
+        else:
+            rows = csv_rows(text, args.column, name) if kind == "csv" else text_rows(text)
+            data = _encode_rows(rows, universe, name, progress)
         if not data:
             raise ParameterError(f"{name}: no rows; a release needs at least one (n >= 1)")
         n, size = len(data), universe.size
@@ -180,7 +260,14 @@ def _release(args: argparse.Namespace) -> int:
         entry = entry or MECHANISMS[chosen]
         own = {o.name: o for o in entry.release_options}
         options = {key: getattr(args, key) for key in own}
-        parameters = ReleaseParameters(args.epsilon, args.beta, args.counter, options)
+        parameters = ReleaseParameters(
+            args.epsilon,
+            args.beta,
+            args.counter,
+            options,
+            value_bound=None if values is None else values.bound,
+            value_step=Fraction(1) if values is None else values.step,
+        )
         progress.phase(f"building {chosen} for n = {n}")
         try:
             built = entry.build(n, size, parameters)
@@ -196,13 +283,14 @@ def _release(args: argparse.Namespace) -> int:
                 **({"n": json_int(n)} if entry.public_n else {}),
                 "epsilon": rational(privacy.epsilon),
                 **{key: _option_json(own[key], value) for key, value in options.items()},
+                **_value_json(args, values),
                 "beta": rational(accuracy.beta),
                 "counter": args.counter,
             },
             "universe": universe.spec,
             "universe_size": json_int(size),
             "privacy": privacy.to_json_dict(),
-            "neighbours": entry.neighbours,
+            "neighbours": entry.neighbours if values is None else _value_neighbours(values),
             "accuracy": accuracy.to_json_dict(),
             "release": release.to_json_dict(),
         }
@@ -297,6 +385,19 @@ def add_release(commands: Any) -> None:
     )
     release.add_argument("input", metavar="FILE", help="CSV or text file; - for stdin")
     release.add_argument("--column", help="the CSV column to release (by header name)")
+    release.add_argument(
+        "--value-column",
+        metavar="NAME",
+        help="a CSV column of non-negative amounts, summed per key (alp): needs --value-bound",
+    )
+    release.add_argument(
+        "--value-bound", metavar="B", help="the public bound on every amount (with --value-column)"
+    )
+    release.add_argument(
+        "--value-step",
+        metavar="1/Q",
+        help="the public grid of the amounts, 1 (the default) or 1/q (with --value-column)",
+    )
     release.add_argument(
         "--format", choices=["auto", "csv", "text"], default="auto", help="input format"
     )

@@ -24,6 +24,7 @@ __all__ = [
     "STDOUT",
     "atomic_path",
     "check_out",
+    "csv_fields",
     "csv_rows",
     "decode_utf8",
     "input_format",
@@ -94,6 +95,23 @@ def csv_rows(text: str, column: str | None, name: str) -> Iterator[tuple[int, st
             the column named twice, a record with another number of fields than the
             header (the message names its first line), or malformed CSV.
     """
+    for line, fields in csv_fields(text, (column, "--column"), name=name):
+        yield line, fields[0]
+
+
+def csv_fields(
+    text: str, *columns: tuple[str | None, str], name: str
+) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, [value of each column])`` for each CSV record after the header.
+
+    Args:
+        text: the decoded file.
+        columns: ``(header name, the flag that named it)`` for each column wanted.
+        name: the file's name for messages.
+
+    Raises:
+        ParameterError: as :func:`csv_rows`, naming the flag of a missing column.
+    """
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     end = 0  # the last line of the last record read
     try:
@@ -101,22 +119,25 @@ def csv_rows(text: str, column: str | None, name: str) -> Iterator[tuple[int, st
         if header is None:
             raise ParameterError(f"{name}: empty file; a CSV file needs a header row")
         shown = ", ".join(repr(h) for h in header[:20]) + (", ..." if len(header) > 20 else "")
-        if column is None:
-            raise ParameterError(
-                f"--column: {name} is read as CSV; name the column to release with "
-                f"--column NAME (its header has {shown})"
-            )
-        positions = [i for i, h in enumerate(header) if h == column]
-        if not positions:
-            raise ParameterError(
-                f"--column: {name} has no column {column!r} (its header has {shown})"
-            )
-        if len(positions) > 1:
-            raise ParameterError(
-                f"--column: {name} has {len(positions)} columns named {column!r}, so the "
-                f"choice is ambiguous"
-            )
-        position, end = positions[0], reader.line_num
+        positions = []
+        for column, flag in columns:
+            if column is None:
+                raise ParameterError(
+                    f"{flag}: {name} is read as CSV; name the column to release with "
+                    f"{flag} NAME (its header has {shown})"
+                )
+            found = [i for i, h in enumerate(header) if h == column]
+            if not found:
+                raise ParameterError(
+                    f"{flag}: {name} has no column {column!r} (its header has {shown})"
+                )
+            if len(found) > 1:
+                raise ParameterError(
+                    f"{flag}: {name} has {len(found)} columns named {column!r}, so the "
+                    f"choice is ambiguous"
+                )
+            positions.append(found[0])
+        end = reader.line_num
         for record in reader:
             # A quoted field may span lines: a record is named by its first line.
             start, end = end + 1, reader.line_num
@@ -129,7 +150,7 @@ def csv_rows(text: str, column: str | None, name: str) -> Iterator[tuple[int, st
                     f"{name}, line {start}: the record has {len(record)} fields but the "
                     f"header has {len(header)}; quote values that contain commas"
                 )
-            yield start, record[position]
+            yield start, [record[i] for i in positions]
     except csv.Error as error:
         raise ParameterError(f"{name}, line {end + 1}: malformed CSV: {error}") from None
 
