@@ -896,3 +896,34 @@ def test_system_uniform_many_reads_in_bounded_chunks(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(oracle, "_CHUNK_BYTES", 100)
     chunked = SystemRandomSource().uniform_many(10**6, 500)
     assert chunked == whole and max(reads) <= 100 and len(reads) >= 500 * 11 // 100
+
+
+def test_default_source_is_kept_per_thread_and_forgotten_by_a_forked_child() -> None:
+    import os
+    import threading
+
+    from finitedp.oracle import SystemRandomSource, default_source
+
+    mine = default_source()
+    assert isinstance(mine, SystemRandomSource) and default_source() is mine
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: seen.append(default_source()))
+    worker.start()
+    worker.join()
+    assert seen and seen[0] is not mine  # threads never share a buffer
+    if not hasattr(os, "fork"):
+        return
+    mine.uniform(2**64)  # the buffer now holds unread bytes
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its inherited buffer must be gone
+        try:
+            child = default_source()
+            ok = child is mine and mine._buffer == b""
+            os.write(writer, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(reader, 1) == b"1"
+    os.close(reader)
+    os.close(writer)
