@@ -32,6 +32,7 @@ from .histograms.mechanisms import BoundedGeometricHistogram, HistogramMechanism
 from .histograms.release import PartialHistogram
 from .histograms.sparse import PureSparseHistogram
 from .oracle import (
+    ChaChaSource,
     RandomSource,
     RecordingSource,
     ReplaySource,
@@ -46,6 +47,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Accuracy",
     "BoundedGeometricHistogram",
+    "ChaChaSource",
     "CheckerLimitError",
     "CompactHistogram",
     "CompactRelease",

@@ -902,10 +902,10 @@ def test_default_source_is_kept_per_thread_and_forgotten_by_a_forked_child() -> 
     import os
     import threading
 
-    from finitedp.oracle import SystemRandomSource, default_source
+    from finitedp.oracle import ChaChaSource, default_source
 
     mine = default_source()
-    assert isinstance(mine, SystemRandomSource) and default_source() is mine
+    assert isinstance(mine, ChaChaSource) and default_source() is mine
     seen: list[object] = []
     worker = threading.Thread(target=lambda: seen.append(default_source()))
     worker.start()
@@ -919,7 +919,7 @@ def test_default_source_is_kept_per_thread_and_forgotten_by_a_forked_child() -> 
     if pid == 0:  # the child: its inherited buffer must be gone
         try:
             child = default_source()
-            ok = child is mine and mine._buffer == b""
+            ok = child is mine and mine._buffer == b"" and mine._encryptor is None
             os.write(writer, b"1" if ok else b"0")
         finally:
             os._exit(0)
@@ -927,3 +927,57 @@ def test_default_source_is_kept_per_thread_and_forgotten_by_a_forked_child() -> 
     assert os.read(reader, 1) == b"1"
     os.close(reader)
     os.close(writer)
+
+
+def test_chacha_source_is_the_system_mapping_on_the_rfc_8439_keystream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With an all-zero key and nonce the keystream is RFC 8439's test vector A.1 #1."""
+    from finitedp import oracle
+
+    monkeypatch.setattr(oracle.os, "urandom", lambda n: bytes(n))
+    source = oracle.ChaChaSource()
+    # uniform(2^64): W = 16 bytes, no rejection; x mod 2^64 is the low 8 of the first 16.
+    assert source.uniform(2**64) - 1 == 0x405D6AE55386BD28  # bytes 76b8e0ad...5386bd28
+
+
+def test_chacha_source_rekeys_from_the_os(monkeypatch: pytest.MonkeyPatch) -> None:
+    from finitedp import oracle
+
+    reads: list[int] = []
+
+    def urandom(n: int) -> bytes:
+        reads.append(n)
+        return bytes(n)
+
+    monkeypatch.setattr(oracle.os, "urandom", urandom)
+    monkeypatch.setattr(oracle, "RESEED_BYTES", 1 << 17)
+    source = oracle.ChaChaSource()
+    for _ in range(3):
+        source.uniform(2**64)  # one 64 KiB block each time the buffer runs out
+        source._buffer, source._position = b"", 0
+    assert reads == [32, 16, 32, 16]  # keyed, then re-keyed once 2^17 bytes were used
+
+
+@pytest.mark.parametrize("d", [(1 << 8594) + 12345, (1 << 5000) - 1, 3**4000, (1 << 2049) + 7])
+def test_uniform_many_long_domains_reduce_exactly_as_mod(
+    d: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quotient-estimate reduction of long draws returns exactly x mod d + 1."""
+    import random as stdlib_random
+
+    from finitedp import oracle
+
+    class Fixed(oracle.SystemRandomSource):
+        def __init__(self, data: bytes) -> None:
+            super().__init__()
+            self.data, self.at = data, 0
+
+        def _bytes(self, count: int) -> bytes:
+            self.at += count
+            return self.data[self.at - count : self.at]
+
+    data = stdlib_random.Random(d).randbytes(600 * ((d.bit_length() + 72) // 8))
+    fast = Fixed(data).uniform_many(d, 500)
+    monkeypatch.setattr(oracle, "_LONG_DRAW_SHIFT", 10**9)  # force the plain %
+    assert fast == Fixed(data).uniform_many(d, 500)

@@ -37,7 +37,7 @@ from ..io.releases import bin_entry
 from ..io.universe import Universe, parse_universe
 from ..io.values import ValueColumn
 from ..jsonvalues import json_int, rational
-from ..oracle import RandomSource, SeededSource, SystemRandomSource
+from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction
 from ..registry import DENSE_DEFAULT_LIMIT, MECHANISMS, READERS, default_mechanism, mechanism
 
@@ -236,7 +236,7 @@ def _release(args: argparse.Namespace) -> int:
     universe = parse_universe(args.universe)
     entry = _check_release_options(args)
     values = _check_value_column(args, entry)
-    rng: RandomSource = SystemRandomSource() if args.seed is None else SeededSource(args.seed)
+    rng: RandomSource = default_source() if args.seed is None else SeededSource(args.seed)
     check_out(args.out, args.input)
     to_stdout = args.out in (None, STDOUT)
     kind = input_format(args.input, args.column, args.format)
