@@ -166,3 +166,34 @@ def test_an_explicit_ratio_is_checked_against_the_budget() -> None:
     assert g.pmf(2) == GeometricMechanism(4, Fraction(2)).pmf(2)
     with pytest.raises(ParameterError, match="exceeds e\\^\\(eps/2\\)"):
         GeoSample(4, 1, ratio=GeometricRatio(1, 2))  # 2 > e^(1/2)
+
+
+@pytest.mark.parametrize(("n", "epsilon", "noise"), [(6, 1, "paper"), (9, "1/3", "tight")])
+def test_cdf_tables_search_exactly_as_the_reference(n: int, epsilon: object, noise: str) -> None:
+    """The kept tables give the same sample for every count at every CDF boundary."""
+    g = GeoSample(n, epsilon, noise=noise)
+    assert g._tables is None
+    g._build_tables()
+    assert g._tables
+    for c in range(n + 1):
+        for z in range(n + 1):
+            f = g.cdf(c, z)
+            for u in {max(1, f - 1), f, min(g.d, f + 1)}:
+                assert g(c, u) == g.bisect_reference(c, u)
+
+
+def test_cdf_tables_are_built_after_n_over_8_searches_and_only_when_they_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from finitedp.counting import geosample
+
+    g = GeoSample(80, 1)
+    for _ in range(10):
+        g(40, 1)
+    assert g._tables is None  # 10 = n/8 searches: not yet
+    g(40, 1)
+    assert g._tables
+    monkeypatch.setattr(geosample, "GEO_TABLE_BYTES", 1000)
+    small = GeoSample(80, 1)
+    small._build_tables()
+    assert small._tables == () and small(40, 7) == small.bisect_reference(40, 7)

@@ -33,7 +33,10 @@ from ..resources import require_bits
 from .base import CountingSampler, bisect_cdf, ceil_log2_int
 from .geometric import GeometricMechanism
 
-__all__ = ["GeoSample"]
+__all__ = ["GEO_TABLE_BYTES", "GeoSample"]
+
+#: GeoSample keeps its ``2n`` distinct CDF values when they fit in this many bytes.
+GEO_TABLE_BYTES = 64 << 20
 
 
 class GeoSample(CountingSampler):
@@ -55,7 +58,7 @@ class GeoSample(CountingSampler):
         ParameterError: a parameter out of range; FloatParameterError: a float.
     """
 
-    __slots__ = ("_a", "_b")
+    __slots__ = ("_a", "_b", "_searches", "_tables")
 
     def __init__(
         self,
@@ -85,6 +88,9 @@ class GeoSample(CountingSampler):
         # d = (a + b) b^(n-1); BV: (2^(k+1) + 1)(2^k + 1)^(n-1).
         super().__init__(n, eps, ratio, int((a + b) * b ** (n - 1)))
         self._a, self._b = a, b
+        # None: not built yet; (): too large to keep (GEO_TABLE_BYTES).
+        self._tables: tuple[list[int], list[int]] | tuple[()] | None = None
+        self._searches = 0
 
     @property
     def max_comparisons(self) -> int:
@@ -114,8 +120,45 @@ class GeoSample(CountingSampler):
         """The integer ``F(z)`` of Alg 4.8 step 2 for true count ``c`` (any integer ``z``)."""
         return int(self._cdf(check_count(c, self._n), z))
 
+    def _build_tables(self) -> tuple[list[int], list[int]] | tuple[()]:
+        """``F(c, c - j) = below[j]``, ``F(c, c + j) = above[j]``: F depends on ``z - c`` only.
+
+        ``2n + 1`` integers of ``bits(d)`` bits, built once (``O(n)`` products) when
+        they fit in :data:`GEO_TABLE_BYTES`; a search then only compares.  Built
+        after ``n/8`` searches (a search computes ``log n`` powers; the table costs
+        about ``n/8`` of them), so a sampler used a few times never pays for it.
+        """
+        n, a, b = self._n, self._a, self._b
+        if 2 * (n + 1) * (self._d.bit_length() // 8 + 40) > GEO_TABLE_BYTES:
+            self._tables = ()
+            return self._tables
+        pow_a, pow_b = [gmpy2.mpz(1)], [gmpy2.mpz(1)]
+        for _ in range(n + 1):
+            pow_a.append(pow_a[-1] * a)
+            pow_b.append(pow_b[-1] * b)
+        below = [int(pow_a[j] * pow_b[n - j]) for j in range(n + 1)]  # z = c - j, j >= 1
+        d = gmpy2.mpz(self._d)
+        above = [int(d - pow_a[j + 1] * pow_b[n - 1 - j]) for j in range(n)]  # z = c + j < n
+        self._tables = (below, above)
+        return self._tables
+
     def _search(self, c: int, u: int) -> int:
-        return bisect_cdf(lambda z: self._cdf(c, z), self._n, u)
+        tables = self._tables
+        if tables is None:
+            self._searches += 1
+            if self._searches > self._n // 8:
+                tables = self._build_tables()
+        if not tables:
+            return bisect_cdf(lambda z: self._cdf(c, z), self._n, u)
+        below, above = tables
+        low, high = 0, self._n  # bisect_cdf over the tables: F(mid) for mid < n
+        while low < high:
+            mid = (low + high) >> 1
+            if (below[c - mid] if mid < c else above[mid - c]) >= u:
+                high = mid
+            else:
+                low = mid + 1
+        return low
 
     def accuracy(self, beta: object) -> int:
         """The ``a`` of Thm 4.7 i, ``ceil((2/eps~) ln(1/beta))``, computed exactly.
