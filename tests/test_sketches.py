@@ -319,3 +319,25 @@ def test_pmg_noise_variance_is_the_geometric_one_and_bounds_the_clamped() -> Non
     assert F(99, 100) * mech.noise_variance() < second <= mech.noise_variance()
     bound = mech.mean_squared_error_bound(400)
     assert bound == 3 * (2 * mech.noise_variance() + (mech.tau - 1) ** 2 + F(400, 4) ** 2)
+
+
+def test_plot_series_of_a_pmg_release_draws_its_keys(tmp_path: Path) -> None:
+    from finitedp.plot.series import release_series
+
+    data = tmp_path / "s.txt"
+    data.write_text("7\n" * 80 + "3\n" * 40 + "9\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "finitedp", "release", str(data), "--universe", "int:10"),
+            *("--mechanism", "pmg", "--epsilon", "1", "--delta", "1/1000", "--k", "3"),
+            *("--quiet", "--seed", "ab", "--out", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    series = release_series(out)
+    assert series.bins == (3, 7) and series.labels == ("3", "7") and series.n is None
+    assert series.counts[1] > series.counts[0] > 0

@@ -360,7 +360,7 @@ def _release_figure(series: ReleaseSeries, labels: Sequence[str], escaped: bool)
         )
     head = series.mechanism
     if series.privacy is not None:
-        head += f": ({series.privacy.epsilon}, {series.privacy.delta})-DP"
+        head += f": ({_short(series.privacy.epsilon)}, {_short(series.privacy.delta)})-DP"
     if series.n is not None:
         head += f", n = {series.n}"
     figure.suptitle(f"{head}\n{bound}", fontsize=9)
@@ -407,3 +407,9 @@ def plot_release(
     with matplotlib.rc_context(_rc(matplotlib)):
         labels_drawn, escaped = _drawable_labels(matplotlib, series.labels)
         return _save(_release_figure(series, labels_drawn, escaped), fmt, out_path)
+
+
+def _short(value: Fraction) -> str:
+    """A fraction as written, or (display only) about 3 significant digits when it is long."""
+    text = str(value)
+    return text if len(text) <= 16 else f"{float(value):.3g} (about)"

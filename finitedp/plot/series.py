@@ -353,8 +353,8 @@ def release_series(
                 bins.append(universe.encode(label))
             except ParameterError as error:
                 raise ParameterError(f"values: {error}") from None
-    elif isinstance(counts_of, PartialHistogram):
-        bins = list(counts_of)
+    elif callable(getattr(counts_of, "keys", None)):  # a release that names its bins
+        bins = list(counts_of.keys())  # type: ignore[attr-defined]
     else:
         raise ParameterError(
             f"values: a {mechanism} release lists no bins (every value has a count); "

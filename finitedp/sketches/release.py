@@ -66,6 +66,10 @@ class SketchRelease:
     def __getitem__(self, x: int) -> int | Fraction:
         return self.estimate(x)
 
+    def keys(self) -> list[int]:
+        """The released keys, increasing (every other key estimates 0)."""
+        return [x for x, _ in self.heavy]
+
     def __len__(self) -> int:
         return len(self.heavy)
 
