@@ -481,20 +481,21 @@ def test_prop_6_19_test_can_fail() -> None:
     # to remove the L' placed draws from the trials.
     m, n, s = 4, 2, 2**64
     bound = Fraction(m * (n * n + 2 * n), s)
-    original = approx_module.approx_bin_sample
+    original = approx_module._bin_sample  # what ApproxOrdSample calls for each level
 
-    def coarse(mm: int, p: int, q: int, ss: int, t: int, rng: RandomSource) -> int:
-        return original(mm, p, q, mm if t else ss, t, rng)
+    def coarse(mm: int, p: int, q: int, ss: int, big: Any, t: int, rng: RandomSource) -> int:
+        precision = mm if t else ss
+        return original(mm, p, q, precision, gmpy2.mpz(precision), t, rng)
 
-    def all_trials(mm: int, p: int, q: int, ss: int, t: int, rng: RandomSource) -> int:
-        return original(m, p, q, ss, t, rng)
+    def all_trials(mm: int, p: int, q: int, ss: int, big: Any, t: int, rng: RandomSource) -> int:
+        return original(m, p, q, ss, big, t, rng)
 
     for wrong in (coarse, all_trials):
-        approx_module.approx_bin_sample = wrong  # type: ignore[assignment]
+        approx_module._bin_sample = wrong
         try:
             distance = ord_distance(m, s)
         finally:
-            approx_module.approx_bin_sample = original
+            approx_module._bin_sample = original
         assert distance > bound, wrong.__name__
     assert ord_distance(m, s) <= bound
 

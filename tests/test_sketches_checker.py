@@ -9,6 +9,7 @@ divergence at the per-sample ratio ``b/a <= e^eps`` must be at most the stated
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 
 import pytest
@@ -17,6 +18,7 @@ from finitedp.checker.histogram import all_streams, stream_pairs
 from finitedp.checker.measures import hockey_stick
 from finitedp.checker.symbolic import exact_distribution
 from finitedp.exactmath import compare_exp
+from finitedp.oracle import RandomSource
 from finitedp.sketches import MGSketch, PrivateMisraGries, misra_gries
 from finitedp.sketches.merge import PrivateMergedMG, merge_all
 from finitedp.sketches.private import clamp_tail, pmg_release
@@ -106,26 +108,42 @@ def test_lemma_3_5_simultaneous_bound_exactly(beta: Fraction) -> None:
     assert failing <= beta
 
 
+def _merged_pairs(
+    release: Callable[[MGSketch, RandomSource], object],
+    k: int,
+    d: int,
+    length: int,
+    others: tuple[tuple[int, ...], ...],
+) -> Iterator[tuple[dict[object, Fraction], dict[object, Fraction]]]:
+    """Exact laws of a merged release for two streams (both orders), one element apart."""
+    laws: dict[MGSketch, dict[object, Fraction]] = {}
+
+    def law(parts: tuple[tuple[int, ...], ...]) -> dict[object, Fraction]:
+        sketch = merge_all([misra_gries(k, d, p) for p in parts])
+        if sketch not in laws:
+            laws[sketch] = exact_distribution(lambda rng: release(sketch, rng))
+        return laws[sketch]
+
+    for other in others:
+        for s, s2 in _pairs(d, length):
+            for a, b in (((s, other), (s2, other)), ((other, s), (other, s2))):
+                yield law(a), law(b)
+
+
 def test_merged_release_exact_delta_under_corollary_3_2() -> None:
     """Two streams merged (both orders), one element removed from one: delta as stated."""
     k, d = 2, 3
     mech = PrivateMergedMG(k, d, 1, F(1, 2))
     ratio = (1 / mech.noise.ratio) ** k  # k keys move: (b/a)^k <= e^eps
     assert compare_exp(ratio, 1) <= 0
-    laws: dict[MGSketch, dict[object, Fraction]] = {}
-
-    def law(parts: tuple[tuple[int, ...], ...]) -> dict[object, Fraction]:
-        sketch = merge_all([misra_gries(k, d, p) for p in parts])
-        if sketch not in laws:
-            laws[sketch] = exact_distribution(lambda rng: mech.release_sketch(sketch, rng).heavy)
-        return laws[sketch]
-
     worst = F(0)
-    for other in ((), (1, 2, 3), (3, 3, 3, 1)):
-        for s, s2 in _pairs(d, 4):
-            for a, b in (((s, other), (s2, other)), ((other, s), (other, s2))):
-                pa, pb = law(a), law(b)
-                worst = max(worst, hockey_stick(pa, pb, ratio), hockey_stick(pb, pa, ratio))
+    others = ((), (1, 2, 3), (3, 3, 3, 1))
+
+    def release(sketch: MGSketch, rng: RandomSource) -> object:
+        return mech.release_sketch(sketch, rng).heavy
+
+    for pa, pb in _merged_pairs(release, k, d, 4, others):
+        worst = max(worst, hockey_stick(pa, pb, ratio), hockey_stick(pb, pa, ratio))
     assert worst <= mech.privacy.delta
 
 
@@ -158,18 +176,12 @@ def test_section_3_7_pure_merged_release_ratio_exactly() -> None:
     mech = PureMergedMG(k, d, 1, max_length=6)
     bound = mech.sampler.noise.exp_epsilon**k
     assert compare_exp(bound, 1) <= 0
-    laws: dict[MGSketch, dict[object, Fraction]] = {}
-
-    def law(parts: tuple[tuple[int, ...], ...]) -> dict[object, Fraction]:
-        sketch = merge_all([misra_gries(k, d, p) for p in parts])
-        if sketch not in laws:
-            laws[sketch] = exact_distribution(lambda rng: mech.release_sketch(sketch, rng).heavy)
-        return laws[sketch]
-
     worst = F(0)
-    for other in ((), (3, 3, 1)):
-        for s, s2 in _pairs(d, 3):
-            for a, b in (((s, other), (s2, other)), ((other, s), (other, s2))):
-                pa, pb = law(a), law(b)
-                worst = max(worst, max_ratio(pa, pb), max_ratio(pb, pa))
+    others = ((), (3, 3, 1))
+
+    def release(sketch: MGSketch, rng: RandomSource) -> object:
+        return mech.release_sketch(sketch, rng).heavy
+
+    for pa, pb in _merged_pairs(release, k, d, 3, others):
+        worst = max(worst, max_ratio(pa, pb), max_ratio(pb, pa))
     assert 1 < worst <= bound

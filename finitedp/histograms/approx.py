@@ -285,22 +285,25 @@ def _prefix_sums(values: list[gmpy2.mpz]) -> list[gmpy2.mpz]:
 class _RoundCdf:
     """The CDF ``F_k = d_0 + ... + d_k`` of one round of Alg 6.18 (``d = ApproxConvExp``).
 
-    Holds certified bounds ``2^r lo_k <= F_k <= 2^r hi_k`` when ``s`` is large, and
+    Holds certified bounds ``2^r lo_k <= F_k <= 2^r hi_k`` when ``s`` is large (``lo``,
+    ``hi`` kept unshifted), and
     computes the exact ``F`` only the first time the bounds cannot decide ``F_l >= u``.
     """
 
-    __slots__ = ("_a", "_exact", "_hi", "_i", "_lo", "_r", "_s", "_t")
+    __slots__ = ("_a", "_exact", "_hi", "_i", "_lo", "_r", "_s", "_shifted", "_t")
 
     def __init__(self, a: list[gmpy2.mpz], i: int, s: int, t: int) -> None:
         self._a, self._i, self._s, self._t = a, i, s, t
         self._r = _precision_shift(i, s, t)
         self._exact: list[gmpy2.mpz] | None = None
+        # The bounds stay divided by 2^r: the draw is shifted once instead
+        # (u <= 2^r L  <=>  (u - 1) >> r < L, and u > 2^r H  <=>  (u - 1) >> r >= H).
         self._lo: list[gmpy2.mpz] = []
         self._hi: list[gmpy2.mpz] = []
+        self._shifted: tuple[object, gmpy2.mpz] | None = None
         if self._r:
             lo, hi = _conv_power_bounds(a, i, s, t, self._r)
-            self._lo = [x << self._r for x in _prefix_sums(lo)]
-            self._hi = [x << self._r for x in _prefix_sums(hi)]
+            self._lo, self._hi = _prefix_sums(lo), _prefix_sums(hi)
         else:
             self._exact = self._compute_exact()
 
@@ -311,10 +314,20 @@ class _RoundCdf:
         """Decide ``F_ell >= u`` exactly; ``u`` (a draw) is only compared with integers."""
         exact = self._exact
         if exact is None:
-            if u <= self._lo[ell]:
-                return True
-            if u > self._hi[ell]:
-                return False
+            if not isinstance(u, int | gmpy2.mpz):  # a symbolic draw: compare, never shift
+                if u <= self._lo[ell] << self._r:
+                    return True
+                if u > self._hi[ell] << self._r:
+                    return False
+            else:
+                shifted = self._shifted
+                if shifted is None or shifted[0] is not u:
+                    shifted = self._shifted = (u, (u - 1) >> self._r)
+                w = shifted[1]
+                if w < self._lo[ell]:
+                    return True
+                if w >= self._hi[ell]:
+                    return False
             # u lies between the bounds: only the exact F_ell decides.
             exact = self._exact = self._compute_exact()
         return bool(u <= exact[ell])
@@ -364,14 +377,25 @@ def approx_bin_sample(m: int, p: int, q: int, s: int, t: int, rng: RandomSource)
     if p > q:
         raise ParameterError(f"p: got {short_int(p)}; it must lie in [0, q] = [0, {short_int(q)}]")
     s = _int_at_least(s, "s", max(m, 1), " (BV require s >= m)")
+    return _bin_sample(m, p, q, s, gmpy2.mpz(s), t, rng)
+
+
+def _bin_sample(m: int, p: int, q: int, s: int, big_s: gmpy2.mpz, t: int, rng: RandomSource) -> int:
+    """:func:`approx_bin_sample` on checked parameters, with ``s`` also as an ``mpz``.
+
+    Mixing a Python int with an ``mpz`` converts the int every time, and ``s`` has
+    about ``n log|X|`` bits (660 kbit at ``n = 10^4``): ApproxOrdSample converts it once.
+    """
     if t == 0:
         return 0
     u = draw(rng, s)
-    p_scaled = gmpy2.mpz(s) * p // q
+    if type(u) is int:  # the checker's symbolic draws are only ever compared
+        u = gmpy2.mpz(u)
+    p_scaled = big_s * p // q
     t_prime = 1
     while t_prime < 2 * t:  # at most 1 + ceil(log2 t) rounds
-        a = ([s - p_scaled, p_scaled] + [_ZERO] * t_prime)[:t_prime]
-        cdf = _RoundCdf(a, m, s, t_prime)
+        a = ([big_s - p_scaled, p_scaled] + [_ZERO] * t_prime)[:t_prime]
+        cdf = _RoundCdf(a, m, big_s, t_prime)
         for ell in range(t_prime // 2, t_prime):
             if cdf.at_least(ell, u):
                 return min(ell, t)
@@ -450,8 +474,10 @@ def approx_ord_sample(
     f = _cdf_values(cdf, n)
     counts = [0] * (n + 1)
     placed = 0
+    big_s = gmpy2.mpz(s)
     for v in range(n, 0, -1):
-        counts[v] = approx_bin_sample(m - placed, f[v] - f[v - 1], f[v], s, n + 1 - placed, rng)
+        # Checked once: 0 <= f[v] - f[v-1] <= f[v], and m - placed >= 1 while values remain.
+        counts[v] = _bin_sample(m - placed, f[v] - f[v - 1], f[v], s, big_s, n + 1 - placed, rng)
         placed += counts[v]
     counts[0] = n + 1 - placed
     return _histogram_to_order_statistics(counts)
