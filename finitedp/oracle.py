@@ -196,9 +196,9 @@ class ChaChaSource(SystemRandomSource):
     reads the OS (``SPEC.md``, "System source": same bytes-to-integer mapping,
     same rejection).  A new key is drawn from the OS every :data:`RESEED_BYTES`
     bytes, and a forked child drops its key with its buffer, so parent and
-    child never share a keystream.  Reading the OS costs about 2.6 ns a byte
-    here, the keystream 0.2 ns: at eps = 1/10 a draw has 8,658 bits, and the
-    randomness, not the search, was the bottleneck.
+    child never share a keystream.  Reading the OS costs about 2.6 ns a byte on
+    a 2-core machine, the keystream under 1 ns: at eps = 1/10 a draw has 8,658
+    bits, and the randomness, not the search, was the bottleneck.
 
     >>> 1 <= ChaChaSource().uniform(6) <= 6
     True
