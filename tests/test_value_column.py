@@ -118,3 +118,16 @@ def test_value_column_parses_exactly() -> None:
         column.read("1" * 500, "f, line 9")
     with pytest.raises(ParameterError, match="value_step"):
         ValueColumn.parse("10", "2/3")
+
+
+def test_value_column_with_threshold_alp(tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    flags = [*_ALP_VALUES, "4", "--value-step", "1/2", "--delta", "1/1000", "--k", "3"]
+    text = "city,amount\n" + "Paris,4\n" * 40 + "Oslo,1/2\n"
+    done = _run(tmp_path, *flags, "--epsilon", "4", "--out", str(out), text=text)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    release = document["release"]
+    assert release["type"] == "threshold_alp" and F(document["privacy"]["delta"]) <= F(1, 1000)
+    assert release["alp"]["parameters"]["contribution"] == "8"
+    assert "l1 distance at most 8" in document["neighbours"]
