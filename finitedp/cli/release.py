@@ -388,7 +388,9 @@ def add_release(commands: Any) -> None:
     release.add_argument(
         "--value-column",
         metavar="NAME",
-        help="a CSV column of non-negative amounts, summed per key (alp): needs --value-bound",
+        help="a CSV column of non-negative amounts, summed per key ("
+        + ", ".join(name for name, e in MECHANISMS.items() if e.weighted)
+        + " only): needs --value-bound",
     )
     release.add_argument(
         "--value-bound", metavar="B", help="the public bound on every amount (with --value-column)"
