@@ -40,13 +40,13 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from ..counting.geosample import GeoSample
+from ..counting.twosided import least_tail, noise_radius
 from ..errors import ParameterError
-from ..exactmath import ceil_log_ratio
 from ..guarantees import Accuracy, Privacy
 from ..histograms.mechanisms import MAX_DENSE_UNIVERSE
 from ..histograms.sparse import PureSparseHistogram
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, exact_fraction, positive_fraction, probability, short_int
+from ..params import check_positive_int, positive_fraction, probability, short_int
 from .combined import ThresholdALPRelease
 from .embedding import histogram_of
 from .mechanism import ALP, DEFAULT_ALPHA, l1_neighbours
@@ -61,16 +61,7 @@ def sparsity_threshold(alpha: Fraction, d: int) -> int:
     ``alpha^t/(1 + alpha)`` is the chance a zero entry's geometric noise reaches
     ``t``; a union bound over ``d`` entries makes a false release at most ``1/(2d)``.
     """
-    alpha = exact_fraction(alpha, "alpha")
-    if not 0 < alpha < 1:
-        raise ParameterError(f"alpha: got {alpha}; a geometric ratio lies in (0, 1)")
-    # alpha^t <= (1 + alpha)/(2 d^2)  <=>  (1/alpha)^t >= 2 d^2/(1 + alpha)
-    return max(1, ceil_log_ratio(1 / alpha, Fraction(2 * d * d) / (1 + alpha)))
-
-
-def noise_radius(alpha: Fraction, beta: Fraction) -> int:
-    """The least ``r >= 0`` with ``Pr[|Z| > r] = 2 alpha^(r+1)/(1 + alpha) <= beta``."""
-    return max(0, ceil_log_ratio(1 / alpha, 2 / (beta * (1 + alpha))) - 1)
+    return least_tail(alpha, Fraction(1, 2 * d * d))
 
 
 def threshold(

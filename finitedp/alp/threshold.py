@@ -95,11 +95,13 @@ def group_delta(alpha: Fraction, t: int, c: int) -> Fraction:
 
 
 def least_threshold(alpha: Fraction, delta: Fraction, c: int) -> int:
-    """The least ``t >= 2`` with ``group_delta(alpha, t, c) <= delta``."""
-    t = threshold_for(alpha, delta)
-    while group_delta(alpha, t, c) > delta:
-        t += 1
-    return t
+    """The least ``t >= 2`` with ``group_delta(alpha, t, c) <= delta``.
+
+    ``group_delta`` is ``delta(t)`` times ``sum_{j < c} (b/a)^j >= 1``, so this is
+    :func:`threshold_for` at ``delta`` divided by that sum.
+    """
+    ratio = 1 / exact_fraction(alpha, "alpha")
+    return threshold_for(alpha, delta / sum((ratio**j for j in range(c)), Fraction(0)))
 
 
 def grid_factor(epsilon: Fraction, c: object, q: int) -> Fraction:

@@ -69,13 +69,25 @@ def _check_sizes(n: object, universe_size: object, max_paths: object) -> tuple[i
     return rows, m, check_positive_int(max_paths, "max_paths")
 
 
-def _enumerate(n: int, m: int, ordered: bool, max_paths: int, what: str) -> list[Dataset]:
-    count = _dataset_count(n, m, ordered)
+def _enumerate(
+    n: int, m: int, ordered: bool, max_paths: int, what: str, streams: bool = False
+) -> list[Dataset]:
+    """Every dataset to explore, refused (before it is built) above ``max_paths``.
+
+    ``streams``: every sequence of 0 to ``n`` elements (add/remove neighbours).
+    """
+    if streams:
+        count, kind = sum(m**j for j in range(n + 1)), f"streams of at most {n} elements"
+    else:
+        count = _dataset_count(n, m, ordered)
+        kind = f"{'datasets' if ordered else 'multisets'} of n = {n} rows"
     if count > max_paths:
         raise AuditTooLargeError(
-            f"{what}: {count:,} {'datasets' if ordered else 'multisets'} of n = {n} rows over "
-            f"|X| = {m}, each with at least one path, is above the limit of {max_paths:,} paths"
+            f"{what}: {count:,} {kind} over |X| = {m}, each with at least one path, is above "
+            f"the limit of {max_paths:,} paths"
         )
+    if streams:
+        return all_streams(n, m)
     return all_datasets(n, m) if ordered else all_multisets(n, m)
 
 
@@ -225,16 +237,8 @@ def audit_histogram_mechanism(
     )
     plan = audit.plan(request)
     progress = progress or NoProgress()
-    if plan.streams:  # order matters and lengths vary: every stream up to n elements
-        ordered = True
-        datasets = all_streams(rows, m)
-        if len(datasets) > limit:
-            raise AuditTooLargeError(
-                f"{target}: {len(datasets):,} streams of at most {rows} elements over |X| = {m}, "
-                f"each with at least one path, is above the limit of {limit:,} paths"
-            )
-    else:
-        datasets = _enumerate(rows, m, ordered, limit, target)
+    ordered = ordered or plan.streams  # a stream's order matters
+    datasets = _enumerate(rows, m, ordered, limit, target, streams=plan.streams)
     if plan.estimate is not None:
         progress.phase("estimating the number of paths")
         estimate = plan.estimate(datasets)

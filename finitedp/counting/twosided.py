@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..errors import ParameterError
+from ..exactmath import ceil_log_ratio
 from ..oracle import RandomSource
-from ..params import check_positive_int, positive_fraction
+from ..params import check_positive_int, exact_fraction, positive_fraction
 from ..ratio import GeometricRatio
 from .geosample import GeoSample
 
-__all__ = ["ClampedGeometric", "one_plus_epsilon"]
+__all__ = ["ClampedGeometric", "clamp_tail", "least_tail", "noise_radius", "one_plus_epsilon"]
 
 
 class ClampedGeometric:
@@ -69,3 +71,27 @@ def one_plus_epsilon(epsilon: Fraction) -> GeometricRatio:
     """The ratio ``a/b = 1/(1 + eps)`` exactly (``b/a = 1 + eps <= e^eps``)."""
     e = positive_fraction(epsilon, "epsilon")
     return GeometricRatio(e.denominator, e.denominator + e.numerator)
+
+
+def clamp_tail(alpha: Fraction, j: int) -> Fraction:
+    """``Pr[Z >= j] = alpha^j/(1 + alpha)`` for the two-sided geometric (``j >= 1``; for
+    the clamped one when ``j <= R``)."""
+    return alpha**j / (1 + alpha)
+
+
+def least_tail(alpha: Fraction, bound: Fraction, factor: Fraction | int = 1) -> int:
+    """The least ``j >= 1`` with ``factor * alpha^j/(1 + alpha) <= bound``, decided exactly.
+
+    >>> least_tail(Fraction(1, 2), Fraction(1, 100))     # (1/2)^j / (3/2) <= 1/100
+    6
+    """
+    alpha = exact_fraction(alpha, "alpha")
+    if not 0 < alpha < 1:
+        raise ParameterError(f"alpha: got {alpha}; a geometric ratio lies in (0, 1)")
+    # alpha^j <= bound (1 + alpha)/factor  <=>  (1/alpha)^j >= factor/(bound (1 + alpha))
+    return max(1, ceil_log_ratio(1 / alpha, Fraction(factor) / (bound * (1 + alpha))))
+
+
+def noise_radius(alpha: Fraction, beta: Fraction) -> int:
+    """The least ``r >= 0`` with ``Pr[|Z| > r] = 2 alpha^(r+1)/(1 + alpha) <= beta``."""
+    return max(0, least_tail(alpha, beta, 2) - 1)

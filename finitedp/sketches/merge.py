@@ -33,13 +33,12 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
-from ..counting.twosided import ClampedGeometric
+from ..counting.twosided import ClampedGeometric, clamp_tail, least_tail
 from ..errors import ParameterError
 from ..guarantees import Privacy
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction, probability
 from .misragries import MGSketch
-from .private import clamp_tail
 from .release import SketchRelease
 
 __all__ = ["MERGED_NEIGHBOURS", "PrivateMergedMG", "merge", "merge_all", "merged_delta"]
@@ -104,8 +103,13 @@ def merge_all(sketches: Sequence[MGSketch]) -> MGSketch:
 
 def merged_delta(alpha: Fraction, r: int, k: int) -> Fraction:
     """``alpha^R/(1 + alpha) (1 + b/a + ... + (b/a)^(k-1))``: the ``delta`` at ``k`` moved keys."""
+    return clamp_tail(alpha, r) * _group_factor(alpha, k)
+
+
+def _group_factor(alpha: Fraction, k: int) -> Fraction:
+    """``1 + b/a + ... + (b/a)^(k-1)``, ``b/a = 1/alpha``: at least 1."""
     ratio = 1 / alpha
-    return clamp_tail(alpha, r) * sum((ratio**j for j in range(k)), Fraction(0))
+    return (ratio**k - 1) / (ratio - 1)
 
 
 class PrivateMergedMG:
@@ -133,9 +137,8 @@ class PrivateMergedMG:
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.delta = probability(delta, "delta")
         alpha = ClampedGeometric(self.epsilon / self.k, 1).ratio
-        r = 1
-        while merged_delta(alpha, r, self.k) > self.delta:
-            r += 1  # O(log(1/delta)/eps) steps: R is that size anyway
+        # merged_delta(r) = clamp_tail(r) * factor: the least r is one exact logarithm.
+        r = least_tail(alpha, self.delta / _group_factor(alpha, self.k))
         self.noise = ClampedGeometric(self.epsilon / self.k, r)
         self.tau = r + 2
 

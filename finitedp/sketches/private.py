@@ -42,12 +42,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 
-from ..counting.twosided import ClampedGeometric
+from ..counting.twosided import ClampedGeometric, clamp_tail, least_tail, noise_radius
 from ..errors import ParameterError
-from ..exactmath import ceil_log_ratio
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..params import check_positive_int, positive_fraction, probability
 from .misragries import MGSketch, misra_gries
 from .release import SketchRelease
 
@@ -64,23 +63,6 @@ __all__ = [
 STREAM_NEIGHBOURS = "streams that differ by adding or removing one element (Lebeda thesis Def 3.1)"
 
 _THRESHOLDS = ("paper", "clamp")
-
-
-def clamp_tail(alpha: Fraction, j: int) -> Fraction:
-    """``Pr[Z >= j] = alpha^j/(1 + alpha)`` for the two-sided geometric (``j >= 1``)."""
-    return alpha**j / (1 + alpha)
-
-
-def least_tail(alpha: Fraction, bound: Fraction, factor: int = 1) -> int:
-    """The least ``j >= 1`` with ``factor * alpha^j/(1 + alpha) <= bound`` (exact)."""
-    alpha = exact_fraction(alpha, "alpha")
-    # alpha^j <= bound (1 + alpha)/factor  <=>  (1/alpha)^j >= factor/(bound (1 + alpha))
-    return max(1, ceil_log_ratio(1 / alpha, Fraction(factor) / (bound * (1 + alpha))))
-
-
-def noise_radius(alpha: Fraction, beta: Fraction) -> int:
-    """The least ``r >= 0`` with ``Pr[|Z| > r] = 2 alpha^(r+1)/(1 + alpha) <= beta``."""
-    return max(0, least_tail(alpha, beta, 2) - 1)
 
 
 def pmg_release(
