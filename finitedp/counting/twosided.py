@@ -82,8 +82,8 @@ def clamp_tail(alpha: Fraction, j: int) -> Fraction:
 def least_tail(alpha: Fraction, bound: Fraction, factor: Fraction | int = 1) -> int:
     """The least ``j >= 1`` with ``factor * alpha^j/(1 + alpha) <= bound``, decided exactly.
 
-    >>> least_tail(Fraction(1, 2), Fraction(1, 100))     # (1/2)^j / (3/2) <= 1/100
-    6
+    >>> least_tail(Fraction(1, 2), Fraction(1, 100))     # (1/2)^7 / (3/2) = 1/192 <= 1/100
+    7
     """
     alpha = exact_fraction(alpha, "alpha")
     if not 0 < alpha < 1:
