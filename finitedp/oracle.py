@@ -49,6 +49,7 @@ from .params import short_int
 __all__ = [
     "RESEED_BYTES",
     "ChaChaSource",
+    "CountingSource",
     "RandomSource",
     "RecordingSource",
     "ReplaySource",
@@ -57,6 +58,7 @@ __all__ = [
     "default_source",
     "draw",
     "draws",
+    "uniform_value",
 ]
 
 
@@ -445,3 +447,38 @@ def draw(rng: RandomSource, d: int) -> int:
         f"{type(rng).__name__}.uniform({short_int(d)}) returned {u!r}; "
         f"a source must return an int in [1, d]"
     )
+
+
+def uniform_value(rng: RandomSource, low: int, high: int) -> int:
+    """A uniform integer in ``[low, high]`` from one draw ``u`` in ``[1, high - low + 1]``.
+
+    The draw is only compared: the result is ``low`` plus the least ``z`` with
+    ``z + 1 >= u`` (inverse-CDF sampling, BV Lemma 2.13), so symbolic draws work.
+    """
+    u = draw(rng, high - low + 1)
+    lo, hi = 0, high - low
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mid + 1 >= u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return low + lo
+
+
+class CountingSource:
+    """Forwards ``uniform(d)`` to another source and counts the calls.
+
+    Mechanisms whose number of draws depends on outcomes use it to top the
+    calls up to a public number.
+    """
+
+    __slots__ = ("calls", "inner")
+
+    def __init__(self, inner: RandomSource) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def uniform(self, d: int) -> int:
+        self.calls += 1
+        return draw(self.inner, d)

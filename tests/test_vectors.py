@@ -31,7 +31,7 @@ from finitedp.counting.base import CountingSampler
 from finitedp.counting.fastsample import FastSample
 from finitedp.counting.geosample import GeoSample
 from finitedp.exactmath import ceil_ln
-from finitedp.histograms.approx import approx_bin_sample
+from finitedp.histograms.approx import approx_bin_sample, approx_conv_exp
 from finitedp.oracle import ReplaySource
 from finitedp.ratio import GeometricRatio
 from finitedp.registry import VECTOR_KINDS
@@ -715,9 +715,7 @@ def _threshold2(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tap
     return kept
 
 
-def _threshold_alp(
-    p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape
-) -> Any:
+def _threshold_alp(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape) -> Any:
     """SPEC.md 2b, ThresholdALP: Threshold2 (group delta), then ALP with psi = t."""
     eps, delta, k, c = _q(p["epsilon"]), _q(p["delta"]), int(p["k"]), int(p["contribution"])
     eps1 = _q(p["split"]) * eps
@@ -817,6 +815,75 @@ def _private_misra_gries(
     for _ in range(k - len(counts)):
         z()
     return kept
+
+
+def _approx_top(
+    tape: Tape, cdf: Callable[[int], int], top: int, r: int, m: int, s: int
+) -> list[int]:
+    """SPEC.md 2c step 6, ApproxTopSample, with the exact ApproxConvExp (no interval pass)."""
+
+    def f(v: int) -> int:
+        return 0 if v < 0 else cdf(v)
+
+    out: list[int] = []
+    hi, left, need = top, m, r
+    while need:
+        u = tape.take(s)
+        total = f(hi)
+        v = next(
+            v for v in range(hi + 1) if approx_conv_exp([s * f(v) // total], left, s, 1)[0] >= u
+        )
+        c = 1 if need == 1 else need
+        a0, a1 = s * f(v - 1) // total, s * (f(v) - f(v - 1)) // total
+        if need > 1:
+            d = approx_conv_exp(([a0, a1] + [0] * need)[:need], left, s, need)
+            c = next((ell for ell in range(1, need) if sum(d[: ell + 1]) >= u), need)
+        out += [v] * c
+        need, left, hi = need - c, left - c, v - 1
+    return out
+
+
+def _pure_sparse_misra_gries(
+    p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape
+) -> Any:
+    """SPEC.md 2c, PureSparseMisraGries, step by step."""
+    d, eps, k, big_n = int(p["universe_size"]), _q(p["epsilon"]), int(p["k"]), int(p["max_length"])
+    beta1 = _q(p["beta1"])
+    counts, gamma = {d + i: 0 for i in range(1, k + 1)}, 0
+    for x in rows:
+        if x in counts:
+            counts[x] += 1
+        elif all(c >= 1 for c in counts.values()):
+            counts, gamma = {y: c - 1 for y, c in counts.items()}, gamma + 1
+        else:
+            del counts[min(y for y, c in counts.items() if c == 0)]
+            counts[x] = 1
+    values = {x: (k + 1) * (c + gamma) - len(rows) for x, c in counts.items() if x <= d}
+    occupied = sorted(x for x, v in values.items() if v > 0)
+    top, r = k * big_n, k + 1
+    sampler = GeoSample(top, 2 * eps / (2 * k + 1), noise="tight")
+    delta = min(eps, Fraction(1)) / 3 * beta1 / ((k + 1) * comb(d, k) * top**k)
+    s = -(-r * r * (r + 2) * (top + 1) * d * delta.denominator // delta.numerator)
+    assert [derived[key] for key in ("U", "d", "delta", "s")] == [
+        str(top),
+        str(sampler.d),
+        str(delta),
+        str(s),
+    ]
+    pick = tape.take(beta1.denominator)
+    candidates = [(x, sampler(values[x], tape.take(sampler.d))) for x in occupied]
+    _pad(tape, sampler.d, k - len(occupied))
+    empty = _distinct(tape, set(occupied), d, r)
+    calls = tape.i
+    levels = _approx_top(tape, sampler.scaled_cdf_at_zero, top, r, d - len(occupied), s)
+    _pad(tape, s, r - (tape.i - calls))
+    candidates += list(zip(empty, levels, strict=True))
+    threshold = sorted((c for _, c in candidates), reverse=True)[k]
+    sparse = sorted((x, c) for x, c in candidates if c > threshold and c > 0)
+    j = tape.take(k + 1) - 1
+    keys = _distinct(tape, set(), d, k)
+    fallback = sorted(zip(keys[:j], [tape.take(top) for _ in range(k)][:j], strict=True))
+    return [[str(x), str(v)] for x, v in (fallback if pick == 1 else sparse)]
 
 
 def _max_projection(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Tape) -> Any:
@@ -931,6 +998,8 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = _max_projection(p, vector["derived"], rows, tape)
     elif name == "PrivateMisraGries":
         out = _private_misra_gries(p, vector["derived"], rows, tape)
+    elif name == "PureSparseMisraGries":
+        out = _pure_sparse_misra_gries(p, vector["derived"], rows, tape)
     elif name == "ThresholdALP":
         out = _threshold_alp(p, vector["derived"], rows, tape)
     elif name == "Threshold2_grid":

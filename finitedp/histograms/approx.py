@@ -39,6 +39,7 @@ from ..oracle import RandomSource, draw
 from ..params import short_int
 
 __all__ = [
+    "RoundCdf",
     "approx_bin_sample",
     "approx_conv_exp",
     "approx_ord_sample",
@@ -331,6 +332,34 @@ class _RoundCdf:
             # u lies between the bounds: only the exact F_ell decides.
             exact = self._exact = self._compute_exact()
         return bool(u <= exact[ell])
+
+
+class RoundCdf(_RoundCdf):
+    """The prefix sums ``F_l = d_0 + ... + d_l`` of ``d = ApproxConvExp_{s,t}(a, i)``.
+
+    Paper: BV Alg 6.16 / Prop 6.15 (and Alg 6.18 step 4c, which compares these
+    sums with a draw).  ``at_least(l, u)`` decides ``F_l >= u`` exactly, through
+    certified interval bounds first when ``s`` is long (the module notes).  Other
+    samplers built on ApproxConvExp (:mod:`finitedp.sketches.sparsetop`) use it.
+
+    Args:
+        a: ``t`` non-negative ints with ``||a||_1 <= s`` (Prop 6.15's domain).
+        i: the number of factors, ``i >= 1``.
+        s: the scale.
+        t: the number of terms kept, ``t >= 1``.
+
+    Raises:
+        ParameterError: arguments outside that domain.
+
+    >>> RoundCdf([6, 4], 2, 10, 2).at_least(0, 3), RoundCdf([6, 4], 2, 10, 2).at_least(0, 4)
+    (True, False)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, a: Sequence[int], i: int, s: int, t: int) -> None:
+        va, i, s, t = _check_conv_exp(a, i, s, t)
+        super().__init__(va, i, s, t)
 
 
 def approx_bin_sample(m: int, p: int, q: int, s: int, t: int, rng: RandomSource) -> int:

@@ -42,13 +42,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
-from ..counting.base import CountingSampler, bisect_cdf
+from ..counting.base import CountingSampler
 from ..counting.fastsample import FastSample
 from ..counting.geosample import GeoSample
 from ..counting.mixing import Mixture
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
-from ..oracle import RandomSource, default_source, draw
+from ..oracle import CountingSource, RandomSource, default_source, draw, uniform_value
 from ..params import (
     check_positive_int,
     exact_fraction,
@@ -117,20 +117,6 @@ def fallback_min_probability(n: int, universe_size: int) -> Fraction:
     return Fraction(1, (3 * universe_size) ** n)
 
 
-class _CountingSource:
-    """Forwards ``uniform(d)`` to another source and counts the calls."""
-
-    __slots__ = ("calls", "inner")
-
-    def __init__(self, inner: RandomSource) -> None:
-        self.inner = inner
-        self.calls = 0
-
-    def uniform(self, d: int) -> int:
-        self.calls += 1
-        return draw(self.inner, d)
-
-
 class ApproxOrderStatistics:
     """Step 4 of Alg 6.21: ``ApproxOrdSample_F(m, s)``, as KH''s order-statistics step.
 
@@ -166,7 +152,7 @@ class ApproxOrderStatistics:
             raise ParameterError(f"m: got {m}; ApproxOrdSample needs s >= m (s = {self._s})")
         if not self._pad:
             return approx_ord_sample(cdf, n, m, self._s, rng)
-        counter = _CountingSource(rng)
+        counter = CountingSource(rng)
         levels = approx_ord_sample(cdf, n, m, self._s, counter)
         for _ in range(n - counter.calls):
             draw(rng, self._s)
@@ -224,16 +210,6 @@ def sparse_histogram(
     return kh_prime(sampler, data, m, rng, order_statistics=step, pad=pad)
 
 
-def _uniform_value(rng: RandomSource, low: int, high: int) -> int:
-    """A uniform integer in ``[low, high]`` from one draw in ``[1, high - low + 1]``.
-
-    The draw ``u`` is only compared: the result is the least ``z`` with
-    ``z - low + 1 >= u`` (inverse-CDF sampling, BV Lemma 2.13).
-    """
-    u = draw(rng, high - low + 1)
-    return low + bisect_cdf(lambda z: z + 1, high - low, u)
-
-
 def pure_sparse_fallback(
     n: int, universe_size: int, rng: RandomSource | None = None
 ) -> PartialHistogram:
@@ -262,8 +238,8 @@ def pure_sparse_fallback(
     n = check_positive_int(n, "n")
     m = check_positive_int(universe_size, "universe_size")
     source = rng or default_source()
-    xs = [_uniform_value(source, 1, m) for _ in range(n)]
-    counts = [_uniform_value(source, 0, n) for _ in range(n)]
+    xs = [uniform_value(source, 1, m) for _ in range(n)]
+    counts = [uniform_value(source, 0, n) for _ in range(n)]
     first: dict[int, int] = {}
     for x, c in zip(xs, counts, strict=True):
         first.setdefault(x, c)

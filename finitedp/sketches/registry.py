@@ -16,10 +16,10 @@ from ..entries import (
     ReleaseReader,
 )
 from . import vectorcases
-from .audits import PMG_SIZES, pmg_plan
+from .audits import PMG_SIZES, PURE_PMG_SIZES, pmg_plan, pure_pmg_plan
 from .private import STREAM_NEIGHBOURS
 from .release import SketchRelease
-from .rows import for_rows
+from .rows import for_rows, pure_for_rows
 
 __all__ = ["ENTRIES", "READERS"]
 
@@ -41,8 +41,24 @@ _OPTIONS = (
 )
 
 
+_PURE_OPTIONS = (
+    _OPTIONS[1],
+    Option(
+        "max_length",
+        "a public bound N on the stream length (the noise covers [0, kN])",
+        kind="int",
+        required=True,
+        example="10",
+    ),
+)
+
+
 def _pmg(n: int, m: int, p: ReleaseParameters) -> Mechanism:
     return for_rows(m, p.epsilon, p.option, p.beta)  # n is not public: unused
+
+
+def _pure(n: int, m: int, p: ReleaseParameters) -> Mechanism:
+    return pure_for_rows(m, p.epsilon, p.option, p.beta)
 
 
 ENTRIES: tuple[MechanismEntry, ...] = (
@@ -62,6 +78,24 @@ ENTRIES: tuple[MechanismEntry, ...] = (
             options=_OPTIONS,
         ),
         vectors=vectorcases.PMG_VECTORS,
+        public_n=False,
+    ),
+    MechanismEntry(
+        name="pmg-pure",
+        summary="the heavy hitters of the rows as a stream, pure eps-DP, any universe: "
+        "Section 3.6 with BV's KH' and mixture",
+        paper="Lebeda thesis Alg 12 + Section 3.6; BV Alg 6.4, Prop 6.5, Alg 3.1",
+        neighbours=STREAM_NEIGHBOURS,
+        build=_pure,
+        release_type="pmg",
+        release_options=_PURE_OPTIONS,
+        audit=AuditTarget(
+            "Section 3.6's pure release over every stream up to n elements",
+            PURE_PMG_SIZES,
+            pure_pmg_plan,
+            options=_PURE_OPTIONS,
+        ),
+        vectors=vectorcases.PURE_PMG_VECTORS,
         public_n=False,
     ),
 )

@@ -12,10 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import ParameterError
-from ..params import check_positive_int, exact_fraction, probability
+from ..params import check_positive_int, exact_fraction, inverse_natural, probability
 from .private import PrivateMisraGries
+from .pure import PureSparseMisraGries
 
-__all__ = ["for_rows"]
+__all__ = ["for_rows", "pure_for_rows"]
+
+
+def _int_option(option: Callable[[str], object], name: str, what: str) -> int:
+    value = exact_fraction(option(name), name)
+    if value.denominator != 1:
+        raise ParameterError(f"{name}: got {value}; {what} is an integer")
+    return check_positive_int(int(value), name)
 
 
 def for_rows(
@@ -29,14 +37,31 @@ def for_rows(
     """
     if beta is not None:
         probability(beta, "beta")
-    k = exact_fraction(option("k"), "k")
-    if k.denominator != 1:
-        raise ParameterError(f"k: got {k}; the number of counters is an integer")
     return PrivateMisraGries(
-        check_positive_int(int(k), "k"),
+        _int_option(option, "k", "the number of counters"),
         universe_size,
         epsilon,
         option("delta"),
         threshold="clamp" if option("clamp_threshold") else "paper",
         standard=bool(option("standard_sketch")),
+    )
+
+
+def pure_for_rows(
+    universe_size: int, epsilon: object, option: Callable[[str], object], beta: object
+) -> PureSparseMisraGries:
+    """The pure release from ``--k``, ``--max-length`` and ``--beta``, over any universe.
+
+    ``beta`` is BV's ``beta0`` as for PureSparseHistogram (Thm 6.11): the fallback's
+    probability is ``beta/4``, and the accuracy statement holds at ``beta``.
+
+    Raises:
+        ParameterError: an option out of range, named by its flag's name.
+    """
+    return PureSparseMisraGries(
+        _int_option(option, "k", "the number of counters"),
+        universe_size,
+        epsilon,
+        _int_option(option, "max_length", "the bound on the stream length"),
+        inverse_natural(beta, "beta") / 4,
     )
