@@ -39,8 +39,8 @@ MUTATIONS = (
     Mutation(
         "finitedp/oracle.py",
         "def uniform_many",
-        "if x < limit",
-        "if x <= limit",
+        "if x >= limit:",
+        "if x > limit:",
         ("tests/test_oracle.py",),
     ),
     Mutation(
