@@ -30,6 +30,7 @@ from .oracle import RandomSource
 
 __all__ = [
     "JSON",
+    "NOISE",
     "AuditTarget",
     "Counts",
     "Mechanism",
@@ -60,7 +61,8 @@ class Option:
         name: the Python keyword (``"delta"``); the flag is ``--`` + name with dashes.
         help: one line for ``--help``.
         kind: ``"exact"`` (text read as an exact rational by the mechanism),
-            ``"int"`` or ``"flag"`` (a boolean switch).
+            ``"int"``, ``"flag"`` (a boolean switch) or ``"choice"`` (one of
+            ``choices``; absent means the first).
         metavar: the placeholder in ``--help``.
         required: whether the command refuses to run without it.
         example: a valid value, for tools that need one to run the mechanism
@@ -69,10 +71,11 @@ class Option:
 
     name: str
     help: str
-    kind: Literal["exact", "int", "flag"] = "exact"
+    kind: Literal["exact", "int", "flag", "choice"] = "exact"
     metavar: str | None = None
     required: bool = False
     example: str | None = None
+    choices: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
@@ -261,3 +264,13 @@ def user_params(n: int, m: int, eps: str, *, pad: bool | None = None, **extra: s
     elif "delta" in extra or "beta" in extra:  # StabilityHistogram, PureSparseHistogram
         params["pad"] = True
     return params
+
+
+#: ``--noise``: BV's ratio (the default) or the tight one (README: which to pick).
+NOISE = Option(
+    "noise",
+    "paper: BV's ratio 2^k/(2^k+1) and Figs 3-6 (the default); tight: a ratio within "
+    "one percent of e^(-eps/2), thresholds and accuracy from the exact distribution",
+    kind="choice",
+    choices=("paper", "tight"),
+)

@@ -10,7 +10,7 @@ which the reference vectors are generated, and holds the rule for the default
 mechanism.
 
 >>> [entry.name for entry in MECHANISMS.values()]
-['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp', 'pmg']
+['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp', 'pmg', 'pmg-pure']
 >>> sorted(READERS)
 ['alp', 'compact_histogram', 'partial_histogram', 'pmg', 'threshold_alp']
 """

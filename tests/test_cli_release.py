@@ -75,6 +75,7 @@ def test_csv_int_column_releases_every_bin_with_labels(
     assert doc["parameters"] == {
         "n": 20,
         "epsilon": "1/2",
+        "noise": "paper",
         "beta": "1/10",
         "counter": "fast",
     }
@@ -323,7 +324,7 @@ def test_progress_display_keeps_stdout_clean(
         ({"--delta": "1/100"}, "--delta: got 1/100; only stability, alp, pmg takes it"),
         ({"--seed": "xyz"}, "seed: got 'xyz'; a string seed must be hexadecimal"),
         ({"--column": "town"}, "--column: {f} has no column 'town' (its header has 'city'"),
-        ({"--format": "text"}, "--column: applies to CSV input only"),
+        ({"--format": "text"}, "--column: applies to CSV and Parquet input"),
     ],
 )
 def test_input_errors_exit_2_and_name_the_parameter(

@@ -275,7 +275,7 @@ def test_ctrl_c_exits_130_quietly(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(command, "_encode_rows", interrupted)
+    monkeypatch.setattr(command, "read_counts", interrupted)
     argv = ["release", str(data), "--column", "v", "--universe", "int:5", "--epsilon", "1"]
     status, out, err = run([*argv, "--quiet"], capsys)
     assert status == 130 and out == "" and "Traceback" not in err

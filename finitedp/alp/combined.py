@@ -284,9 +284,9 @@ class ThresholdALP:
         return ThresholdALPRelease(tuple(sorted(heavy.items())), alp, self.t, self.privacy)
 
     def release(
-        self, data: Iterable[object], rng: RandomSource | None = None
+        self, data: Iterable[object] | Mapping[Any, Any], rng: RandomSource | None = None
     ) -> ThresholdALPRelease:
-        """Release the histogram of ``data`` (each row adds 1 to one key).
+        """Release the histogram of ``data`` (each row adds 1 to one key; or ``{key: count}``).
 
         Raises:
             ParameterError: a row that is not a key in ``[1, d]``, or (with ``rows``) a

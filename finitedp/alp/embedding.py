@@ -265,18 +265,35 @@ def check_keys(keys: Iterable[int], universe_size: int) -> None:
             )
 
 
-def histogram_of(data: Iterable[object], universe_size: int, rows: int | None) -> dict[int, int]:
+def histogram_of(
+    data: Iterable[object] | Mapping[Any, Any], universe_size: int, rows: int | None
+) -> dict[int, int]:
     """The counts of ``data`` (each row adds 1 to one key), its rows checked first.
 
+    ``data`` may also be the histogram ``{key: count}`` itself (positive int counts,
+    summing to ``rows`` when that is given): the same vector, so the same release.
+
     Raises:
-        ParameterError: a row that is not a key in ``[1, d]``, or (``rows`` given) a
-            dataset of another size.
+        ParameterError: a row that is not a key in ``[1, d]``, a count that is not
+            positive, or (``rows`` given) a dataset of another size.
     """
+    if isinstance(data, Mapping):
+        check_keys(list(data), universe_size)
+        counts = {}
+        for key, count in data.items():
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ParameterError(f"data[{key}]: got {count!r}; a count must be an int >= 1")
+            counts[int(key)] = count
+        if rows is not None and sum(counts.values()) != rows:
+            raise ParameterError(
+                f"data: the counts sum to {sum(counts.values())}; this release is for n = {rows}"
+            )
+        return counts
     keys = list(data)
     if rows is not None and len(keys) != rows:
         raise ParameterError(f"data: got {len(keys)} rows; this release is for n = {rows}")
-    check_keys(keys, universe_size)  # type: ignore[arg-type]
-    counts: dict[int, int] = {}
+    check_keys(keys, universe_size)
+    counts = {}
     for x in cast(list[int], keys):  # check_keys: every row is an int in [1, d]
         counts[x] = counts.get(x, 0) + 1
     return counts

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
@@ -254,8 +255,10 @@ class ALP:
             parameters=self._parameters() + extra,
         )
 
-    def release(self, data: Iterable[object], rng: RandomSource | None = None) -> ALPRelease:
-        """Release the histogram of ``data`` (each row adds 1 to one key).
+    def release(
+        self, data: Iterable[object] | Mapping[Any, Any], rng: RandomSource | None = None
+    ) -> ALPRelease:
+        """Release the histogram of ``data`` (each row adds 1 to one key; or ``{key: count}``).
 
         Raises:
             ParameterError: a row that is not a key in ``[1, d]``, or more than ``k`` distinct keys.

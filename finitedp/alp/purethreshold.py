@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from ..counting.geosample import GeoSample
 from ..counting.twosided import least_tail, noise_radius
@@ -233,9 +234,9 @@ class PureThresholdALP:
         return ThresholdALPRelease(tuple(sorted(heavy.items())), alp, self.t, self.privacy)
 
     def release(
-        self, data: Iterable[object], rng: RandomSource | None = None
+        self, data: Iterable[object] | Mapping[Any, Any], rng: RandomSource | None = None
     ) -> ThresholdALPRelease:
-        """Release the histogram of ``data`` (each row adds 1 to one key).
+        """Release the histogram of ``data`` (each row adds 1 to one key; or ``{key: count}``).
 
         Histogram mode: PureSparseHistogram's ``5n + 2`` calls, its bins below ``t``
         dropped, then ALP.  Dense mode: :meth:`project` of the counts.
@@ -243,11 +244,10 @@ class PureThresholdALP:
         rng = default_source() if rng is None else rng
         if self.sparse is None:
             return self.project(histogram_of(data, self.universe_size, self.rows), rng)
-        rows = list(data)
-        counts = histogram_of(rows, self.universe_size, self.rows)
+        counts = histogram_of(data, self.universe_size, self.rows)
         if len(counts) > self.k:
             raise ParameterError(f"data: has {len(counts)} distinct keys; k = {self.k}")
-        noisy = self.sparse.release(rows, rng)
+        noisy = self.sparse.release(counts, rng)
         heavy = tuple((x, v) for x, v in noisy.items() if v >= self.t)
         alp = self.alp.project(counts, rng)
         return ThresholdALPRelease(heavy, alp, self.t, self.privacy)

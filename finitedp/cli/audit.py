@@ -284,6 +284,8 @@ def _add_histogram_audit(targets: Any, name: str, target: AuditTarget) -> None:
     for option in target.options:
         if option.kind == "flag":
             audit.add_argument(option.flag, action="store_true", help=option.help)
+        elif option.kind == "choice":
+            audit.add_argument(option.flag, choices=option.choices, help=option.help)
         else:
             kind = int if option.kind == "int" else str
             audit.add_argument(option.flag, type=kind, metavar=option.metavar, help=option.help)

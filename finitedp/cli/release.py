@@ -1,10 +1,11 @@
 """``finitedp release``: a private histogram of one column of a file.
 
-Reads one column of categorical values (CSV or one value per line), numbers
-them into a declared universe (:mod:`finitedp.io.universe`), runs a user-level
-mechanism from :data:`finitedp.registry.MECHANISMS` and writes the release with
-its exact privacy and accuracy statements (and the neighbour relation they are
-for) as JSON.  Nothing is written on an input error.
+Reads one column of categorical values (CSV or Parquet through DuckDB, or one
+value per line: :mod:`finitedp.io.columns`), numbers them into a declared
+universe (:mod:`finitedp.io.universe`), runs a user-level mechanism from
+:data:`finitedp.registry.MECHANISMS` and writes the release with its exact
+privacy and accuracy statements (and the neighbour relation they are for) as
+JSON.  Nothing is written on an input error.
 """
 
 from __future__ import annotations
@@ -13,28 +14,18 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
 from .. import __version__
 from ..entries import MechanismEntry, Option, ReleaseParameters
 from ..errors import FiniteDPError, ParameterError
-from ..io.files import (
-    STDOUT,
-    check_out,
-    csv_fields,
-    csv_rows,
-    decode_utf8,
-    input_format,
-    read_bytes,
-    text_rows,
-    write_atomically,
-    write_stdout,
-)
+from ..io.columns import count_rows, keys_in_order, read_counts, read_pairs
+from ..io.files import STDOUT, check_out, input_format, write_atomically, write_stdout
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.releases import bin_entry
-from ..io.universe import Universe, parse_universe
+from ..io.tables import opened_input
+from ..io.universe import parse_universe
 from ..io.values import ValueColumn
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
@@ -73,52 +64,6 @@ def _name_the_flag(error: FiniteDPError) -> FiniteDPError:
     rest = message[match.end() :]
     note = "" if flag == f"--{name}" else f" (the mechanism's {name})"
     return type(error)(f"{flag}: {rest}{note}")
-
-
-def _encode_rows(
-    rows: Iterable[tuple[int, str]], universe: Universe, name: str, progress: Progress
-) -> list[int]:
-    """Number every value into the universe.
-
-    Raises:
-        ParameterError: a value outside the universe; the message names its line.
-    """
-    data: list[int] = []
-    for line, label in rows:
-        try:
-            data.append(universe.encode(label))
-        except ParameterError as error:
-            raise ParameterError(f"{name}, line {line}: {error}") from None
-        if len(data) % 4096 == 0:
-            progress.advance(4096)
-    return data
-
-
-def _encode_pairs(
-    text: str,
-    args: argparse.Namespace,
-    universe: Universe,
-    values: ValueColumn,
-    name: str,
-    progress: Progress,
-) -> list[tuple[int, Fraction]]:
-    """``(key, value)`` for every record: the key numbered, the value checked exactly.
-
-    Raises:
-        ParameterError: a key outside the universe or a bad value; the message names its line.
-    """
-    columns = (args.column, "--column"), (args.value_column, "--value-column")
-    data: list[tuple[int, Fraction]] = []
-    for line, (label, amount) in csv_fields(text, *columns, name=name):
-        where = f"{name}, line {line}"
-        try:
-            key = universe.encode(label)
-        except ParameterError as error:
-            raise ParameterError(f"{where}: {error}") from None
-        data.append((key, values.read(amount, where)))
-        if len(data) % 4096 == 0:
-            progress.advance(4096)
-    return data
 
 
 def _check_value_column(
@@ -209,6 +154,8 @@ def _option_json(option: Option, value: object) -> object:
     """A mechanism option as the document records it: exact text, a flag's bool, or null."""
     if option.kind == "flag":
         return bool(value)
+    if option.kind == "choice":
+        return option.choices[0] if value is None else value
     return None if value is None else rational(exact_fraction(value, option.name))
 
 
@@ -240,22 +187,25 @@ def _release(args: argparse.Namespace) -> int:
     check_out(args.out, args.input)
     to_stdout = args.out in (None, STDOUT)
     kind = input_format(args.input, args.column, args.format)
-    name = "<stdin>" if args.input == "-" else args.input
-    with Progress(not args.quiet, DELAY_SECONDS) as progress:
-        progress.phase(f"reading {name}")
-        text = decode_utf8(read_bytes(args.input), name)
-        progress.phase(f"numbering values into {universe.spec}", total=text.count("\n") + 1)
-        data: list[Any]
+    stream = entry is not None and not entry.public_n  # the rows, in order, are a stream
+    data: Any
+    with (
+        Progress(not args.quiet, DELAY_SECONDS) as progress,
+        opened_input(args.input, kind) as source,
+    ):
+        progress.phase(f"reading {source.name}")
         if values is not None:
-            if kind != "csv":
-                raise ParameterError("--value-column: the input must be CSV (a header names it)")
-            data = _encode_pairs(text, args, universe, values, name, progress)
+            columns = (args.column, args.value_column)
+            data = read_pairs(source, columns, universe, values, progress)
+            n = len(data)
+        elif stream:
+            n = count_rows(source, args.column)
+            data = keys_in_order(source, args.column, universe)
         else:
-            rows = csv_rows(text, args.column, name) if kind == "csv" else text_rows(text)
-            data = _encode_rows(rows, universe, name, progress)
-        if not data:
-            raise ParameterError(f"{name}: no rows; a release needs at least one (n >= 1)")
-        n, size = len(data), universe.size
+            n, data = read_counts(source, args.column, universe, progress)
+        if n == 0:
+            raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
+        size = universe.size
         chosen = args.mechanism or default_mechanism(n, size)
         entry = entry or MECHANISMS[chosen]
         own = {o.name: o for o in entry.release_options}
@@ -324,11 +274,14 @@ def _release(args: argparse.Namespace) -> int:
 _RELEASE_DESCRIPTION = """\
 Release a differentially private histogram of one column of categorical values.
 
-Input: a CSV file (UTF-8, header row, --column NAME) or a plain text file with one
-value per line; - reads standard input. CSV is assumed for --column or a name ending
-in .csv (override with --format). Values are taken verbatim (no trimming); blank CSV
-lines are skipped; in a text file every line is a value (a final newline ends the last
-one). n, the number of rows, is public: it is printed and stored in the output.
+Input: a CSV file (UTF-8, header row, --column NAME), a Parquet file (--column NAME)
+or a plain text file with one value per line; - reads standard input. Parquet is
+assumed for a name ending in .parquet, CSV for --column or a name ending in .csv
+(override with --format). CSV and Parquet files are counted by DuckDB, in-process, so
+memory follows the number of distinct values, not of rows (README, "Large data").
+Values are taken verbatim (no trimming); blank CSV lines are skipped; in a text file
+every line is a value (a final newline ends the last one). n, the number of rows, is
+public for the histogram mechanisms: it is printed and stored in the output.
 
 Universe (declared, never inferred from the data):
   int:M    the integers 1..M, written in plain decimal ("7", not "07" or " 7")
@@ -401,7 +354,10 @@ def add_release(commands: Any) -> None:
         help="the public grid of the amounts, 1 (the default) or 1/q (with --value-column)",
     )
     release.add_argument(
-        "--format", choices=["auto", "csv", "text"], default="auto", help="input format"
+        "--format",
+        choices=["auto", "csv", "parquet", "text"],
+        default="auto",
+        help="input format",
     )
     release.add_argument(
         "--universe", required=True, metavar="SPEC", help="int:M or utf8:L (see above)"
@@ -419,6 +375,10 @@ def add_release(commands: Any) -> None:
         if option.kind == "flag":  # a switch: absent is None, so other mechanisms refuse it
             release.add_argument(
                 option.flag, action="store_const", const=True, help=f"{users} only: {option.help}"
+            )
+        elif option.kind == "choice":
+            release.add_argument(
+                option.flag, choices=option.choices, help=f"{users} only: {option.help}"
             )
         else:
             release.add_argument(option.flag, help=f"{users} only: {option.help}")

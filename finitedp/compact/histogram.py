@@ -32,8 +32,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from ..counting.base import CountingSampler
 from ..counting.fastsample import FastSample
@@ -41,7 +42,8 @@ from ..counting.geosample import GeoSample
 from ..errors import ParameterError
 from ..exactmath import ceil_ln, ceil_log
 from ..guarantees import Accuracy, Privacy
-from ..histograms.dataset import check_dataset, check_universe, true_counts
+from ..histograms.dataset import check_universe, dataset_counts
+from ..histograms.mechanisms import check_noise, sample_accuracy
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, exact_fraction, inverse_natural, short_int
 from ..resources import integer_bytes, require_memory
@@ -110,12 +112,11 @@ def compact_histogram(
     if empty.sampler is not sampler:
         raise ParameterError("empty: the empty-bin sampler must be built for the same sampler M")
     m = check_universe(universe_size)
-    rows = check_dataset(data, sampler.n, m)
+    counts = dataset_counts(data, sampler.n, m)
     field = field_of(empty)
     if field.order < m:
         raise ParameterError(f"d0: got 2^{field.degree}; it must be at least |X| = {short_int(m)}")
     source = rng or default_source()
-    counts = true_counts(rows)
     sample = sampler.sample
     noisy = {x: sample(c, source) for x, c in counts.items()}
     if pad:
@@ -148,13 +149,24 @@ class CompactHistogram:
         beta0: ``1/k``: the smallest failure probability of the simultaneous bound;
             sets FastSample's ``gamma``.  Optional with ``counter="geo"``.
         counter: ``"fast"`` (Thm 8.6, the default) or ``"geo"`` (Fig 6's GeoSample row).
+        noise: ``"paper"`` (the default) or ``"tight"`` (the sampler's ratio within 1% of
+            ``e^(-eps'/2)``; accuracy from Thm 8.3 ii-iii with its exact tail).
 
     Raises:
         ParameterError: a parameter out of range (or a field beyond ``l = 12``);
         FloatParameterError: a float.
     """
 
-    __slots__ = ("_beta0", "_empty", "_epsilon", "_level", "_n", "_sampler", "_universe")
+    __slots__ = (
+        "_beta0",
+        "_empty",
+        "_epsilon",
+        "_level",
+        "_n",
+        "_noise",
+        "_sampler",
+        "_universe",
+    )
 
     def __init__(
         self,
@@ -164,8 +176,10 @@ class CompactHistogram:
         beta0: object = None,
         *,
         counter: str = "fast",
+        noise: str = "paper",
     ) -> None:
         self._n = check_positive_int(n, "n")
+        self._noise = check_noise(noise)
         self._universe = check_universe(universe_size)
         eps = inverse_natural(epsilon, "epsilon")
         self._epsilon = eps
@@ -177,10 +191,10 @@ class CompactHistogram:
                 raise ParameterError("beta0: FastSample needs beta0 = 1/k to set gamma")
             self._beta0: Fraction | None = inverse_natural(beta0, "beta0")
             gamma = self._beta0 / (2 * self._universe)
-            self._sampler = FastSample(self._n, eps_prime, gamma)
+            self._sampler = FastSample(self._n, eps_prime, gamma, noise=noise)
         elif counter == "geo":
             self._beta0 = None if beta0 is None else inverse_natural(beta0, "beta0")
-            self._sampler = GeoSample(self._n, eps_prime)
+            self._sampler = GeoSample(self._n, eps_prime, noise=noise)
         else:
             raise ParameterError(f'counter: got {counter!r}; use "fast" (FastSample) or "geo"')
         # l = ceil(log3(ceil(log2 max(|X|, 30 d/eps)) / 2)), with 30 d / eps = 30 d m.
@@ -252,6 +266,16 @@ class CompactHistogram:
         if not 0 < b < 1:
             raise ParameterError(f"beta: got {b}; it must lie in (0, 1)")
         scale, m = 5 / self._epsilon, self._universe
+        if self._noise == "tight":  # Thm 8.3 ii-iii with the sampler's exact tail
+            fast = isinstance(self._sampler, FastSample)
+            ok_all = not fast or (self._beta0 is not None and b >= self._beta0)
+            return Accuracy(
+                b,
+                sample_accuracy(self._sampler, b),
+                None,
+                sample_accuracy(self._sampler, b / m) if ok_all else None,
+                "BV Thm 8.3 ii-iii with the sampler's exact ratio",
+            )
         if isinstance(self._sampler, FastSample):
             per_query = ceil_ln(scale, 2 / b) if b >= 2 * self._sampler.gamma else None
             ok_all = self._beta0 is not None and b >= self._beta0
@@ -267,7 +291,7 @@ class CompactHistogram:
 
     def release(
         self,
-        data: Iterable[object],
+        data: Iterable[object] | Mapping[Any, Any],
         rng: RandomSource | None = None,
         *,
         workers: int | None = None,
@@ -275,7 +299,8 @@ class CompactHistogram:
         """Release a compact histogram of ``data`` (BV Alg 8.2).
 
         Args:
-            data: exactly ``n`` ints in ``[1, universe_size]``.
+            data: exactly ``n`` ints in ``[1, universe_size]``, or their histogram
+                ``{value: count}`` (the same release and oracle calls).
             rng: the randomness source (the OS CSPRNG by default).
             workers: processes for the interpolation (``None``: two forked processes
                 from 512 points on two or more CPUs; ``1``: never fork).  The release
@@ -292,5 +317,6 @@ class CompactHistogram:
         kind = "fast" if isinstance(self._sampler, FastSample) else "geo"
         return (
             f"CompactHistogram(n={self._n}, universe_size={self._universe}, "
-            f"epsilon={self._epsilon}, beta0={self._beta0}, counter={kind!r})"
+            f"epsilon={self._epsilon}, beta0={self._beta0}, counter={kind!r}"
+            + (")" if self._noise == "paper" else ', noise="tight")')
         )

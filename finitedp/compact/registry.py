@@ -6,6 +6,7 @@ Paper: BV Alg 8.2, Thm 8.6, Fig 6.  Neighbours replace one row (BV Def 2.1).
 from __future__ import annotations
 
 from ..entries import (
+    NOISE,
     REPLACE_ONE_ROW,
     AuditTarget,
     Mechanism,
@@ -23,7 +24,9 @@ __all__ = ["ENTRIES", "READERS"]
 
 
 def _compact(n: int, m: int, p: ReleaseParameters) -> Mechanism:
-    return CompactHistogram(n, m, p.epsilon, p.beta, counter=p.counter)
+    return CompactHistogram(
+        n, m, p.epsilon, p.beta, counter=p.counter, noise=p.option("noise") or "paper"
+    )
 
 
 _LAYERS = """
@@ -42,6 +45,7 @@ ENTRIES: tuple[MechanismEntry, ...] = (
         neighbours=REPLACE_ONE_ROW,
         build=_compact,
         release_type="compact_histogram",
+        release_options=(NOISE,),
         audit=AuditTarget(
             "CompactHistogram's paper layer in a small field (--level)",
             COMPACT_SIZES,

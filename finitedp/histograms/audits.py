@@ -74,10 +74,15 @@ def _unpack(request: AuditRequest) -> tuple[int, int, object, Fraction, str]:
     return request.n, request.universe_size, request.epsilon, request.beta, request.counter
 
 
+def _noise(request: AuditRequest) -> str:
+    """``--noise``: ``"paper"`` unless ``"tight"`` is asked for."""
+    return str(request.option("noise") or "paper")
+
+
 def bounded_geometric_plan(request: AuditRequest) -> AuditPlan:
     """BoundedGeometricHistogram over every dataset (BV Alg 5.1, Thm 5.3, Fig 3)."""
     n, m, epsilon, beta, counter = _unpack(request)
-    mech = BoundedGeometricHistogram(n, m, epsilon, beta, counter=counter)
+    mech = BoundedGeometricHistogram(n, m, epsilon, beta, counter=counter, noise=_noise(request))
     accuracy = mech.accuracy(beta)
     sizes = support_sizes(mech.sampler)
 
@@ -138,12 +143,14 @@ def _stability_user(request: AuditRequest) -> AuditPlan:
             "e.g. 1/2 at this size; or audit the paper layer with an explicit threshold"
         )
     try:
-        mech = StabilityHistogram(n, m, epsilon, delta, beta, counter=counter)
+        mech = StabilityHistogram(
+            n, m, epsilon, delta, beta, counter=counter, noise=_noise(request)
+        )
     except ParameterError as error:
         b = stability_threshold(
             counter, inverse_natural(epsilon, "epsilon"), inverse_natural(delta, "delta")
         )
-        if b <= n:
+        if b <= n or _noise(request) == "tight":
             raise
         raise ParameterError(
             f"n: got {n}; the user-level StabilityHistogram needs n >= b = {b} for epsilon = "
@@ -172,7 +179,9 @@ def _stability_user(request: AuditRequest) -> AuditPlan:
         ),
         explore=explorer(mech.release, request.explore_limit),
         privacy=mech.privacy,
-        privacy_source="BV Thm 5.6 i",
+        privacy_source="BV Thm 5.5 i (tight threshold)"
+        if mech.noise == "tight"
+        else "BV Thm 5.6 i",
         accuracy=claims_of(accuracy),
         estimate=_stability_estimate(support_sizes(mech.sampler)),
         exact_calls=mech.max_oracle_calls,
@@ -224,7 +233,7 @@ def pure_sparse_plan(request: AuditRequest) -> AuditPlan:
     """PureSparseHistogram (BV Alg 6.9, Thm 6.11), whole or with the mixture split."""
     n, m, epsilon, beta, counter = _unpack(request)
     split_mixture = bool(request.option("split_mixture"))
-    mech = PureSparseHistogram(n, m, epsilon, beta, counter=counter)
+    mech = PureSparseHistogram(n, m, epsilon, beta, counter=counter, noise=_noise(request))
     sampler, beta1 = mech.sampler, mech.beta1
     step = ApproxOrderStatistics(mech.precision, pad=True)
     sizes = support_sizes(sampler)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from ..counting.base import CountingSampler
 from ..errors import ParameterTypeError
 from ..oracle import RandomSource, default_source
-from .dataset import check_dataset, check_points, check_universe, true_counts
+from .dataset import check_points, check_universe, dataset_counts
 from .release import PartialHistogram
 
 __all__ = ["basic_histogram", "noisy_counts"]
@@ -61,9 +61,9 @@ def basic_histogram(
         ParameterError: bad data, or a bin outside ``[1, m]``.
     """
     universe_size = check_universe(universe_size)
-    rows = check_dataset(data, sampler.n, universe_size)
+    counts = dataset_counts(data, sampler.n, universe_size)
     chosen = range(1, universe_size + 1) if bins is None else _check_bins(bins, universe_size)
-    noisy = noisy_counts(sampler, true_counts(rows), chosen, rng or default_source())
+    noisy = noisy_counts(sampler, counts, chosen, rng or default_source())
     return PartialHistogram.from_pairs(universe_size, noisy)
 
 

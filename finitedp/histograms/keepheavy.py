@@ -46,7 +46,7 @@ from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, short_int
 from .basic import noisy_counts
 from .binomial import exact_ord_sample
-from .dataset import check_dataset, true_counts
+from .dataset import dataset_counts
 from .distinct import distinct_sample
 from .mechanisms import MAX_DENSE_UNIVERSE
 from .release import PartialHistogram
@@ -141,8 +141,8 @@ def keep_heavy(
             f"universe_size: got {short_int(m)}; KeepHeavy adds noise to every bin, so it is "
             f"limited to {MAX_DENSE_UNIVERSE} bins; use finitedp.histograms.sparse.sparse_histogram"
         )
-    rows = check_dataset(data, n, m)
-    noisy = noisy_counts(sampler, true_counts(rows), range(1, m + 1), rng or default_source())
+    counts = dataset_counts(data, n, m)
+    noisy = noisy_counts(sampler, counts, range(1, m + 1), rng or default_source())
     return PartialHistogram.from_pairs(m, _kept(noisy, n))
 
 
@@ -288,9 +288,8 @@ def kh_prime(
     m = check_sparse_universe(universe_size, n, "KH'")
     if order_statistics is ord_sample:  # a public bound (m <= |X|), checked before any draw
         _check_exact_size(m, sampler.d, "universe_size")
-    rows = check_dataset(data, n, m)
+    counts = dataset_counts(data, n, m)
     source = rng or default_source()
-    counts = true_counts(rows)
     occupied = list(counts)
     candidates = noisy_counts(sampler, counts, occupied, source)
     if pad:

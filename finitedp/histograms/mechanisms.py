@@ -19,8 +19,9 @@ True
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from ..counting.base import CountingSampler
 from ..counting.fastsample import FastSample
@@ -30,11 +31,18 @@ from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source, draws
 from ..params import check_positive_int, exact_fraction, inverse_natural
 from .bounds import basic_accuracy, stability_accuracy, stability_threshold
-from .dataset import check_dataset, check_universe, true_counts
+from .dataset import check_universe, dataset_counts
 from .release import PartialHistogram
 from .stability import stability_histogram
 
-__all__ = ["BoundedGeometricHistogram", "HistogramMechanism", "StabilityHistogram"]
+__all__ = [
+    "BoundedGeometricHistogram",
+    "HistogramMechanism",
+    "StabilityHistogram",
+    "check_noise",
+    "sample_accuracy",
+    "tight_stability_threshold",
+]
 
 #: BasicHistogram touches every bin; beyond this many, use a sparse or compact mechanism.
 MAX_DENSE_UNIVERSE = 10**7
@@ -47,6 +55,46 @@ def _counter(counter: str) -> str:
     if counter not in ("fast", "geo"):
         raise ParameterError(f'counter: got {counter!r}; use "fast" (FastSample) or "geo"')
     return counter
+
+
+def check_noise(noise: str) -> str:
+    """``"paper"`` (BV's ratio ``2^k/(2^k+1)``) or ``"tight"`` (the simplest rational ratio
+    within 1% of ``e^(-eps/2)``, :mod:`finitedp.ratio`).
+
+    Raises:
+        ParameterError: anything else.
+    """
+    if noise not in ("paper", "tight"):
+        raise ParameterError(f'noise: got {noise!r}; use "paper" (BV\'s ratio) or "tight"')
+    return noise
+
+
+def sample_accuracy(sampler: CountingSampler, beta: Fraction) -> int | None:
+    """The least ``a`` with ``Pr[|M(c, U) - c| > a] <= beta`` by the sampler's exact ratio.
+
+    Paper: BV Thm 4.7 i (GeoSample) and Thm 4.10 ii (FastSample, ``beta > gamma``),
+    with the exact ``b/a = e^(eps~/2)`` in place of the figures' ``9/(2 eps)``: the
+    statements the figures relax.  ``None`` where the theorem gives nothing.
+    """
+    if isinstance(sampler, FastSample) and beta <= sampler.gamma:
+        return None
+    return int(sampler.accuracy(beta))  # type: ignore[attr-defined]
+
+
+def tight_stability_threshold(sampler: CountingSampler, delta: Fraction) -> int:
+    """The least ``b`` with ``2 Pr[M(1, U) > b] <= delta``, exactly from ``M``'s CDF.
+
+    Paper: BV Thm 5.5 i (``StabilityHistogram_{M,b}`` is ``(eps, 2 Pr[M(1, U) > b])``-DP);
+    Thm 5.6 chooses a larger ``b`` through the figures' bound on the tail.
+    """
+    d, low, high = sampler.d, 0, sampler.n
+    while low < high:  # the tail d - F(1, b) is non-increasing in b
+        mid = (low + high) // 2
+        if 2 * (d - sampler.cdf(1, mid)) <= delta * d:
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 class HistogramMechanism(ABC):
@@ -83,22 +131,26 @@ class HistogramMechanism(ABC):
         """The most oracle calls one release makes, from public parameters alone."""
 
     @abstractmethod
-    def _release(self, rows: tuple[int, ...], rng: RandomSource) -> PartialHistogram:
-        """Release for validated rows."""
+    def _release(self, counts: dict[int, int], rng: RandomSource) -> PartialHistogram:
+        """Release for validated counts (positive, increasing in ``x``, summing to ``n``)."""
 
-    def release(self, data: Iterable[object], rng: RandomSource | None = None) -> PartialHistogram:
+    def release(
+        self, data: Iterable[object] | Mapping[Any, Any], rng: RandomSource | None = None
+    ) -> PartialHistogram:
         """Release a differentially private histogram of ``data``.
 
         Args:
-            data: exactly ``n`` ints in ``[1, universe_size]``.
+            data: exactly ``n`` ints in ``[1, universe_size]``, or their histogram
+                ``{value: count}`` (positive int counts summing to ``n``): the same
+                release and the same oracle calls either way.
             rng: the randomness source (the OS CSPRNG by default).
 
         Raises:
-            ParameterError: wrong number of rows or a row outside the universe
-                (nothing is released).
+            ParameterError: wrong number of rows, a row outside the universe, or
+                counts that are not positive or do not sum to ``n`` (nothing is released).
         """
-        rows = check_dataset(data, self._n, self._universe_size)
-        return self._release(rows, rng or default_source())
+        counts = dataset_counts(data, self._n, self._universe_size)
+        return self._release(counts, rng or default_source())
 
 
 class BoundedGeometricHistogram(HistogramMechanism):
@@ -114,12 +166,14 @@ class BoundedGeometricHistogram(HistogramMechanism):
         beta0: the smallest failure probability the accuracy statements will be
             asked for, ``1/k``; sets FastSample's ``gamma``.  Ignored by ``counter="geo"``.
         counter: ``"fast"`` (Thm 5.3, the default) or ``"geo"`` (Fig 3's GeoSample row).
+        noise: ``"paper"`` (BV's ratio, the default) or ``"tight"`` (the sampler's ratio
+            within 1% of ``e^(-eps/2)``; accuracy from the exact ratio).
 
     Raises:
         ParameterError: parameters out of range; FloatParameterError: a float.
     """
 
-    __slots__ = ("_beta0", "_sampler")
+    __slots__ = ("_beta0", "_noise", "_sampler")
 
     _beta0: Fraction | None
 
@@ -131,8 +185,10 @@ class BoundedGeometricHistogram(HistogramMechanism):
         beta0: object = None,
         *,
         counter: str = "fast",
+        noise: str = "paper",
     ) -> None:
         super().__init__(n, universe_size)
+        self._noise = check_noise(noise)
         if self._universe_size > MAX_DENSE_UNIVERSE:
             raise ParameterError(
                 f"universe_size: got {self._universe_size}; BasicHistogram adds noise to every "
@@ -145,15 +201,21 @@ class BoundedGeometricHistogram(HistogramMechanism):
             if beta0 is None:
                 raise ParameterError("beta0: FastSample needs beta0 = 1/k to set gamma")
             self._beta0 = inverse_natural(beta0, "beta0")
-            self._sampler = FastSample(self._n, eps, self._beta0 / (2 * self._universe_size))
+            gamma = self._beta0 / (2 * self._universe_size)
+            self._sampler = FastSample(self._n, eps, gamma, noise=noise)
         else:
             self._beta0 = None if beta0 is None else inverse_natural(beta0, "beta0")
-            self._sampler = GeoSample(self._n, eps)
+            self._sampler = GeoSample(self._n, eps, noise=noise)
 
     @property
     def sampler(self) -> CountingSampler:
         """The counting-query sampler ``M`` (FastSample or GeoSample)."""
         return self._sampler
+
+    @property
+    def noise(self) -> str:
+        """``"paper"`` or ``"tight"``: the sampler's ratio."""
+        return self._noise
 
     @property
     def privacy(self) -> Privacy:
@@ -168,6 +230,16 @@ class BoundedGeometricHistogram(HistogramMechanism):
             ParameterError: ``beta`` outside ``(0, 1)``.
         """
         b, sampler = _probability(beta), self._sampler
+        if self._noise == "tight":  # Thm 5.2 ii-iii with the exact ratio (union bound)
+            fast = isinstance(sampler, FastSample)
+            ok_all = not fast or (self._beta0 is not None and b >= self._beta0)
+            return Accuracy(
+                b,
+                sample_accuracy(sampler, b),
+                None,
+                sample_accuracy(sampler, b / self._universe_size) if ok_all else None,
+                "BV Thm 5.2 ii-iii with the sampler's exact ratio",
+            )
         if not isinstance(sampler, FastSample):
             return basic_accuracy("geo", sampler.epsilon, b, self._universe_size)
         table = basic_accuracy("fast", sampler.epsilon, b, self._universe_size)
@@ -180,10 +252,9 @@ class BoundedGeometricHistogram(HistogramMechanism):
         """``|X|``: one draw per bin, for every dataset."""
         return self._universe_size
 
-    def _release(self, rows: tuple[int, ...], rng: RandomSource) -> PartialHistogram:
+    def _release(self, occupied: dict[int, int], rng: RandomSource) -> PartialHistogram:
         # Alg 5.1 with the draws taken in one batch, bin 1 first, as sequential calls would.
         m, sampler = self._universe_size, self._sampler
-        occupied = true_counts(rows)
         counts = [0] * m
         for x, c in occupied.items():
             counts[x - 1] = c
@@ -199,7 +270,8 @@ class BoundedGeometricHistogram(HistogramMechanism):
     def __repr__(self) -> str:
         return (
             f"BoundedGeometricHistogram(n={self._n}, universe_size={self._universe_size}, "
-            f"epsilon={self._sampler.epsilon}, beta0={self._beta0})"
+            f"epsilon={self._sampler.epsilon}, beta0={self._beta0}"
+            + (")" if self._noise == "paper" else ', noise="tight")')
         )
 
 
@@ -218,13 +290,16 @@ class StabilityHistogram(HistogramMechanism):
             Ignored by ``counter="geo"``.
         counter: ``"fast"`` (Thm 5.6, the default) or ``"geo"`` (Fig 4).
         pad: make exactly ``n`` oracle calls for every dataset (the default).
+        noise: ``"paper"`` (the default) or ``"tight"``: the sampler's tight ratio, the
+            least threshold with ``2 Pr[M(1, U) > b] <= delta`` (Thm 5.5 i, exactly) and
+            accuracy from the exact ratio.
 
     Raises:
         ParameterError: parameters out of range, or ``n`` too small for the
             threshold ``b`` (the release would always be empty).
     """
 
-    __slots__ = ("_beta0", "_delta", "_pad", "_sampler", "_threshold")
+    __slots__ = ("_beta0", "_delta", "_noise", "_pad", "_sampler", "_threshold")
 
     _beta0: Fraction | None
 
@@ -238,8 +313,10 @@ class StabilityHistogram(HistogramMechanism):
         *,
         counter: str = "fast",
         pad: bool = True,
+        noise: str = "paper",
     ) -> None:
         super().__init__(n, universe_size)
+        self._noise = check_noise(noise)
         eps = inverse_natural(epsilon, "epsilon")
         self._delta = inverse_natural(delta, "delta", below_one=True)
         self._pad = pad
@@ -249,11 +326,14 @@ class StabilityHistogram(HistogramMechanism):
                 raise ParameterError("beta0: FastSample needs beta0 = 1/k to set gamma")
             self._beta0 = inverse_natural(beta0, "beta0")
             gamma = min(self._beta0 / (2 * self._n), self._delta / 4)
-            self._sampler = FastSample(self._n, eps, gamma)
+            self._sampler = FastSample(self._n, eps, gamma, noise=noise)
         else:
             self._beta0 = None if beta0 is None else inverse_natural(beta0, "beta0")
-            self._sampler = GeoSample(self._n, eps)
-        self._threshold = stability_threshold(counter, eps, self._delta)
+            self._sampler = GeoSample(self._n, eps, noise=noise)
+        if noise == "tight":
+            self._threshold = tight_stability_threshold(self._sampler, self._delta)
+        else:
+            self._threshold = stability_threshold(counter, eps, self._delta)
         if self._threshold > self._n:
             raise ParameterError(
                 f"n: got {self._n}, below the threshold b = {self._threshold} that Thm 5.6 needs "
@@ -272,6 +352,11 @@ class StabilityHistogram(HistogramMechanism):
         return self._threshold
 
     @property
+    def noise(self) -> str:
+        """``"paper"`` (Thm 5.6's threshold) or ``"tight"`` (Thm 5.5 i's, exactly)."""
+        return self._noise
+
+    @property
     def privacy(self) -> Privacy:
         """``(eps, delta)``: Thm 5.6 i."""
         return Privacy(self._sampler.epsilon, self._delta)
@@ -283,6 +368,18 @@ class StabilityHistogram(HistogramMechanism):
         ``beta >= beta0`` (Thm 5.6 ii-iii); outside those ranges the entry is ``None``.
         """
         b, sampler = _probability(beta), self._sampler
+        if self._noise == "tight":  # Thm 5.6 ii-iii's proof: a on counts above a + b, a' + b
+            fast = isinstance(sampler, FastSample)
+            a = sample_accuracy(sampler, b)
+            ok_all = not fast or (self._beta0 is not None and b >= self._beta0)
+            a_all = sample_accuracy(sampler, b / self._n) if ok_all else None
+            return Accuracy(
+                b,
+                a,
+                None if a is None else a + self._threshold,
+                None if a_all is None else a_all + self._threshold,
+                "BV Thm 5.5 ii-iii with the sampler's exact ratio and threshold",
+            )
         if not isinstance(sampler, FastSample):
             return stability_accuracy("geo", self._n, sampler.epsilon, self._delta, b)
         table = stability_accuracy("fast", self._n, sampler.epsilon, self._delta, b)
@@ -301,15 +398,16 @@ class StabilityHistogram(HistogramMechanism):
         """``n``: one draw per occupied bin (padded to exactly ``n`` by default)."""
         return self._n
 
-    def _release(self, rows: tuple[int, ...], rng: RandomSource) -> PartialHistogram:
+    def _release(self, counts: dict[int, int], rng: RandomSource) -> PartialHistogram:
         return stability_histogram(
-            self._sampler, self._threshold, rows, self._universe_size, rng, pad=self._pad
+            self._sampler, self._threshold, counts, self._universe_size, rng, pad=self._pad
         )
 
     def __repr__(self) -> str:
         return (
             f"StabilityHistogram(n={self._n}, universe_size={self._universe_size}, "
-            f"epsilon={self._sampler.epsilon}, delta={self._delta}, beta0={self._beta0})"
+            f"epsilon={self._sampler.epsilon}, delta={self._delta}, beta0={self._beta0}"
+            + (")" if self._noise == "paper" else ', noise="tight")')
         )
 
 

@@ -7,6 +7,7 @@ Alg 6.9 / Thm 6.11 (pure-sparse).  Neighbours replace one row (BV Def 2.1).
 from __future__ import annotations
 
 from ..entries import (
+    NOISE,
     REPLACE_ONE_ROW,
     AuditTarget,
     Mechanism,
@@ -31,16 +32,22 @@ from .sparse import PureSparseHistogram
 __all__ = ["ENTRIES", "READERS"]
 
 
+def _noise(p: ReleaseParameters) -> str:
+    return p.option("noise") or "paper"
+
+
 def _bounded_geometric(n: int, m: int, p: ReleaseParameters) -> Mechanism:
-    return BoundedGeometricHistogram(n, m, p.epsilon, p.beta, counter=p.counter)
+    return BoundedGeometricHistogram(n, m, p.epsilon, p.beta, counter=p.counter, noise=_noise(p))
 
 
 def _stability(n: int, m: int, p: ReleaseParameters) -> Mechanism:
-    return StabilityHistogram(n, m, p.epsilon, p.option("delta"), p.beta, counter=p.counter)
+    return StabilityHistogram(
+        n, m, p.epsilon, p.option("delta"), p.beta, counter=p.counter, noise=_noise(p)
+    )
 
 
 def _pure_sparse(n: int, m: int, p: ReleaseParameters) -> Mechanism:
-    return PureSparseHistogram(n, m, p.epsilon, p.beta, counter=p.counter)
+    return PureSparseHistogram(n, m, p.epsilon, p.beta, counter=p.counter, noise=_noise(p))
 
 
 _STABILITY_LAYERS = """
@@ -70,10 +77,12 @@ ENTRIES: tuple[MechanismEntry, ...] = (
         neighbours=REPLACE_ONE_ROW,
         build=_bounded_geometric,
         release_type="partial_histogram",
+        release_options=(NOISE,),
         audit=AuditTarget(
             "BoundedGeometricHistogram over every dataset of a tiny universe",
             BOUNDED_GEOMETRIC_SIZES,
             bounded_geometric_plan,
+            options=(NOISE,),
         ),
         vectors=vectorcases.BOUNDED_GEOMETRIC,
     ),
@@ -84,12 +93,13 @@ ENTRIES: tuple[MechanismEntry, ...] = (
         neighbours=REPLACE_ONE_ROW,
         build=_stability,
         release_type="partial_histogram",
-        release_options=(_DELTA,),
+        release_options=(_DELTA, NOISE),
         audit=AuditTarget(
             "StabilityHistogram (user level, or the paper layer with --threshold)",
             STABILITY_SIZES,
             stability_plan,
             options=(
+                NOISE,
                 Option("delta", "user level: delta = 1/k, e.g. 1/2"),
                 Option(
                     "threshold", "paper layer: the threshold b in [0, n]", kind="int", metavar="B"
@@ -107,11 +117,15 @@ ENTRIES: tuple[MechanismEntry, ...] = (
         neighbours=REPLACE_ONE_ROW,
         build=_pure_sparse,
         release_type="partial_histogram",
+        release_options=(NOISE,),
         audit=AuditTarget(
             "PureSparseHistogram over every dataset of a tiny universe",
             PURE_SPARSE_SIZES,
             pure_sparse_plan,
-            options=(Option("split_mixture", "explore the two branches separately", kind="flag"),),
+            options=(
+                NOISE,
+                Option("split_mixture", "explore the two branches separately", kind="flag"),
+            ),
             help_extra=_SPLIT_MIXTURE,
         ),
         vectors=vectorcases.PURE_SPARSE,

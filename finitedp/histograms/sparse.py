@@ -59,9 +59,9 @@ from ..params import (
 from ..resources import require_bits
 from .approx import approx_ord_sample
 from .bounds import pure_sparse_accuracy
-from .dataset import check_dataset, check_universe
+from .dataset import check_universe, dataset_counts
 from .keepheavy import check_sparse_universe, kh_prime
-from .mechanisms import HistogramMechanism
+from .mechanisms import HistogramMechanism, check_noise, sample_accuracy
 from .release import PartialHistogram
 
 __all__ = [
@@ -256,14 +256,14 @@ def _check_sampler_budget(sampler: CountingSampler, epsilon: Fraction) -> None:
 
 def _mixture(
     sampler: CountingSampler, epsilon: Fraction, beta1: Fraction, universe_size: int, pad: bool
-) -> Mixture[tuple[int, ...], PartialHistogram]:
+) -> Mixture[dict[int, int], PartialHistogram]:
     """Alg 6.9 as BV's Alg 3.1: SparseHistogram w.p. ``1 - beta1``, the fallback w.p. ``beta1``."""
     n, m = sampler.n, universe_size
     delta = pure_sparse_delta(epsilon, beta1, n, m)
     step = ApproxOrderStatistics(sparse_precision(n, m, delta), pad=pad)
 
-    def sparse(rows: tuple[int, ...], rng: RandomSource) -> PartialHistogram:
-        return kh_prime(sampler, rows, m, rng, order_statistics=step, pad=pad)
+    def sparse(counts: dict[int, int], rng: RandomSource) -> PartialHistogram:
+        return kh_prime(sampler, counts, m, rng, order_statistics=step, pad=pad)
 
     def fallback(rng: RandomSource) -> PartialHistogram:
         return pure_sparse_fallback(n, m, rng)
@@ -319,14 +319,14 @@ def pure_sparse_histogram(
     b1 = inverse_natural(beta1, "beta1", below_one=True)
     _check_sampler_budget(sampler, eps)
     m = check_sparse_universe(universe_size, sampler.n, "PureSparseHistogram")
-    rows = check_dataset(data, sampler.n, m)
+    counts = dataset_counts(data, sampler.n, m)
     mixture = _mixture(sampler, eps, b1, m, pad)
     _require_condition_1(mixture, eps, b1, sampler.n, m)
-    return mixture(rows, rng or default_source())
+    return mixture(counts, rng or default_source())
 
 
 def _require_condition_1(
-    mixture: Mixture[tuple[int, ...], PartialHistogram],
+    mixture: Mixture[dict[int, int], PartialHistogram],
     epsilon: Fraction,
     beta1: Fraction,
     n: int,
@@ -361,6 +361,8 @@ class PureSparseHistogram(HistogramMechanism):
         counter: ``"fast"`` (FastSample, the default) or ``"geo"`` (GeoSample).
         pad: make exactly ``5n + 2`` oracle calls for every dataset (the default);
             see the module notes for what the draw domains still reveal.
+        noise: ``"paper"`` (the default) or ``"tight"`` (the sampler's tight ratio;
+            accuracy from Thm 6.10 ii-iii with the exact ratio).
 
     Oracle calls of ``release``, in order (``A`` = the occupied bins, ``d = sampler.d``,
     ``s = precision``): one draw in ``[1, 4/beta]`` (1 releases the fallback); ``|A|``
@@ -375,7 +377,17 @@ class PureSparseHistogram(HistogramMechanism):
             BasicHistogram); FloatParameterError: a float.
     """
 
-    __slots__ = ("_beta", "_beta1", "_counter", "_delta", "_epsilon", "_mix", "_pad", "_sampler")
+    __slots__ = (
+        "_beta",
+        "_beta1",
+        "_counter",
+        "_delta",
+        "_epsilon",
+        "_mix",
+        "_noise",
+        "_pad",
+        "_sampler",
+    )
 
     def __init__(
         self,
@@ -386,8 +398,10 @@ class PureSparseHistogram(HistogramMechanism):
         *,
         counter: str = "fast",
         pad: bool = True,
+        noise: str = "paper",
     ) -> None:
         super().__init__(n, universe_size)
+        self._noise = check_noise(noise)
         check_sparse_universe(self._universe_size, self._n, "PureSparseHistogram")
         self._epsilon = inverse_natural(epsilon, "epsilon")
         self._beta = inverse_natural(beta, "beta")
@@ -397,9 +411,9 @@ class PureSparseHistogram(HistogramMechanism):
         self._sampler: CountingSampler
         if counter == "fast":
             gamma = self._beta / (8 * self._universe_size)
-            self._sampler = FastSample(self._n, self._epsilon, gamma)
+            self._sampler = FastSample(self._n, self._epsilon, gamma, noise=noise)
         else:
-            self._sampler = GeoSample(self._n, self._epsilon)
+            self._sampler = GeoSample(self._n, self._epsilon, noise=noise)
         self._delta = pure_sparse_delta(self._epsilon, self._beta1, self._n, self._universe_size)
         self._mix = _mixture(self._sampler, self._epsilon, self._beta1, self._universe_size, pad)
         # Lemma 3.2's condition (1), decided exactly for these parameters (BV Thm 6.10 i).
@@ -409,6 +423,11 @@ class PureSparseHistogram(HistogramMechanism):
     def sampler(self) -> CountingSampler:
         """The counting-query sampler ``M`` (FastSample or GeoSample)."""
         return self._sampler
+
+    @property
+    def noise(self) -> str:
+        """``"paper"`` or ``"tight"``: the sampler's ratio."""
+        return self._noise
 
     @property
     def beta1(self) -> Fraction:
@@ -446,6 +465,20 @@ class PureSparseHistogram(HistogramMechanism):
             raise ParameterError(f"beta: got {b}; it must lie in (0, 1)")
         if b < self._beta:
             return Accuracy(b, None, None, None, "BV Fig 5")
+        if self._noise == "tight":
+            # Thm 6.10 ii-iii, beta1 <= b/4: (a1, b) per query on counts above 2 a2 with
+            # beta2 = b/4, and (2 a2', b) simultaneously with beta2 = b/2 (union bounds).
+            m, sampler = self._universe_size, self._sampler
+            a1 = sample_accuracy(sampler, b / 4)
+            a2 = sample_accuracy(sampler, b / (4 * m))
+            a_all = sample_accuracy(sampler, b / (2 * m))
+            return Accuracy(
+                b,
+                a1,
+                None if a2 is None else 2 * a2,
+                None if a_all is None else 2 * a_all,
+                "BV Thm 6.10 ii-iii with the sampler's exact ratio",
+            )
         return pure_sparse_accuracy(self._counter, self._epsilon, b, self._universe_size)
 
     @property
@@ -454,11 +487,12 @@ class PureSparseHistogram(HistogramMechanism):
         + ``n`` (ApproxOrdSample, padded) + ``2n`` (fallback); exact with ``pad``."""
         return 5 * self._n + 2
 
-    def _release(self, rows: tuple[int, ...], rng: RandomSource) -> PartialHistogram:
-        return self._mix(rows, rng)
+    def _release(self, counts: dict[int, int], rng: RandomSource) -> PartialHistogram:
+        return self._mix(counts, rng)
 
     def __repr__(self) -> str:
         return (
             f"PureSparseHistogram(n={self._n}, universe_size={self._universe_size}, "
-            f"epsilon={self._epsilon}, beta={self._beta}, counter={self._counter!r})"
+            f"epsilon={self._epsilon}, beta={self._beta}, counter={self._counter!r}"
+            + (")" if self._noise == "paper" else ', noise="tight")')
         )

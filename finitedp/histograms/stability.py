@@ -15,7 +15,7 @@ from ..counting.base import CountingSampler
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source, draw
 from .basic import noisy_counts
-from .dataset import check_dataset, true_counts
+from .dataset import dataset_counts
 from .release import PartialHistogram
 
 __all__ = ["stability_histogram"]
@@ -51,8 +51,7 @@ def stability_histogram(
     """
     if not (isinstance(threshold, int) and 0 <= threshold <= sampler.n):
         raise ParameterError(f"threshold: got {threshold!r}; b must be an int in [0, {sampler.n}]")
-    rows = check_dataset(data, sampler.n, universe_size)
-    counts = true_counts(rows)
+    counts = dataset_counts(data, sampler.n, universe_size)
     source = rng or default_source()
     noisy = noisy_counts(sampler, counts, counts, source)
     if pad:

@@ -27,9 +27,9 @@ __all__ = [
     "csv_fields",
     "csv_rows",
     "decode_utf8",
+    "header_positions",
     "input_format",
     "read_bytes",
-    "text_rows",
     "write_atomically",
     "write_stdout",
 ]
@@ -70,21 +70,6 @@ def decode_utf8(raw: bytes, name: str) -> str:
         ) from None
 
 
-def text_rows(text: str) -> Iterator[tuple[int, str]]:
-    """``(line number, value)`` for each line: one value per line, taken verbatim.
-
-    Lines end at ``\\n`` (a ``\\r`` before it is dropped); other characters that
-    ``str.splitlines`` would also split at, such as ``\\x0b`` or ``\\u2028``, are
-    part of the value.  A final newline ends the last line, it does not start an
-    empty one; any other empty line is the empty string.
-    """
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    for number, line in enumerate(lines, start=1):
-        yield number, line.removesuffix("\r")
-
-
 def csv_rows(text: str, column: str | None, name: str) -> Iterator[tuple[int, str]]:
     """``(line number, value)`` for the named column of each CSV record after the header.
 
@@ -118,25 +103,7 @@ def csv_fields(
         header = next(reader, None)
         if header is None:
             raise ParameterError(f"{name}: empty file; a CSV file needs a header row")
-        shown = ", ".join(repr(h) for h in header[:20]) + (", ..." if len(header) > 20 else "")
-        positions = []
-        for column, flag in columns:
-            if column is None:
-                raise ParameterError(
-                    f"{flag}: {name} is read as CSV; name the column to release with "
-                    f"{flag} NAME (its header has {shown})"
-                )
-            found = [i for i, h in enumerate(header) if h == column]
-            if not found:
-                raise ParameterError(
-                    f"{flag}: {name} has no column {column!r} (its header has {shown})"
-                )
-            if len(found) > 1:
-                raise ParameterError(
-                    f"{flag}: {name} has {len(found)} columns named {column!r}, so the "
-                    f"choice is ambiguous"
-                )
-            positions.append(found[0])
+        positions = header_positions(header, columns, name, "CSV")
         end = reader.line_num
         for record in reader:
             # A quoted field may span lines: a record is named by its first line.
@@ -155,16 +122,58 @@ def csv_fields(
         raise ParameterError(f"{name}, line {end + 1}: malformed CSV: {error}") from None
 
 
+def header_positions(
+    header: list[str], columns: tuple[tuple[str | None, str], ...], name: str, kind: str
+) -> list[int]:
+    """The position of each wanted column in ``header``.
+
+    Args:
+        header: the file's column names, in order.
+        columns: ``(header name, the flag that named it)`` for each column wanted.
+        name: the file's name for messages.
+        kind: ``"CSV"`` or ``"Parquet"``, for messages.
+
+    Raises:
+        ParameterError: a column not named, absent, or named twice (the message
+            lists the header and names the flag).
+    """
+    shown = ", ".join(repr(h) for h in header[:20]) + (", ..." if len(header) > 20 else "")
+    positions = []
+    for column, flag in columns:
+        if column is None:
+            raise ParameterError(
+                f"{flag}: {name} is read as {kind}; name the column to release with "
+                f"{flag} NAME (its header has {shown})"
+            )
+        found = [i for i, h in enumerate(header) if h == column]
+        if not found:
+            raise ParameterError(
+                f"{flag}: {name} has no column {column!r} (its header has {shown})"
+            )
+        if len(found) > 1:
+            raise ParameterError(
+                f"{flag}: {name} has {len(found)} columns named {column!r}, so the "
+                f"choice is ambiguous"
+            )
+        positions.append(found[0])
+    return positions
+
+
 def input_format(path: str, column: str | None, chosen: str) -> str:
-    """``"csv"`` or ``"text"``: ``--format``, else CSV for ``--column`` or a ``.csv`` name.
+    """``"csv"``, ``"parquet"`` or ``"text"``: ``--format``, else by the name and ``--column``.
+
+    A ``.parquet`` name is Parquet; otherwise ``--column`` or a ``.csv`` name is CSV,
+    and anything else one value per line.
 
     Raises:
         ParameterError: ``--column`` with ``--format text``.
     """
     if chosen == "text" and column is not None:
-        raise ParameterError("--column: applies to CSV input only, not to --format text")
+        raise ParameterError("--column: applies to CSV and Parquet input, not to --format text")
     if chosen != "auto":
         return chosen
+    if path.lower().endswith((".parquet", ".pq")):
+        return "parquet"
     return "csv" if column is not None or path.lower().endswith(".csv") else "text"
 
 

@@ -1,0 +1,327 @@
+"""Reading one column of a file without holding its rows: DuckDB for CSV and Parquet.
+
+``finitedp release`` needs either the counts of a column (every histogram
+mechanism depends on its data only through them) or, for the stream mechanisms,
+the column's values in file order.  CSV and Parquet files are read by DuckDB, an
+in-process database: it counts with ``GROUP BY`` inside the database, so memory
+follows the number of distinct values, not of rows, and it streams a column in
+file order in batches.  One value per line (``--format text``) is streamed line
+by line.  Standard input is first copied to a temporary file (DuckDB reads files).
+
+What users rely on is kept: CSV is RFC 4180 with ``,`` and ``"`` (no dialect
+sniffing: DuckDB's sniffer would skip or merge records it finds odd), strict
+UTF-8 with an optional byte-order mark, ``\\r\\n`` or ``\\n``, blank lines
+skipped, values verbatim (an empty field is the empty string), and a record
+with another number of fields than the header is an error.  When DuckDB, the
+universe or a value refuses something, the file is read once more by the strict
+reader of :mod:`finitedp.io.files` to name the line exactly as before (only on
+that error path); Parquet errors name the row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import ParameterError
+from .files import csv_fields, decode_utf8, header_positions, read_bytes
+
+__all__ = [
+    "BATCH_ROWS",
+    "DUCKDB_MEMORY_LIMIT",
+    "InputFile",
+    "count_labels",
+    "labels_in_order",
+    "opened_input",
+    "row_count",
+    "text_labels",
+]
+
+#: DuckDB's memory limit: counting spills to disk beyond it instead of failing.
+DUCKDB_MEMORY_LIMIT = "1GB"
+
+#: Rows fetched from DuckDB at a time when a column is streamed in order.
+BATCH_ROWS = 1 << 16
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A readable input: ``path`` on disk (a copy of standard input for ``-``).
+
+    Attributes:
+        path: the file DuckDB or the line reader opens.
+        name: the name messages use (``<stdin>`` for ``-``).
+        kind: ``"csv"``, ``"parquet"`` or ``"text"``.
+        stdin: whether it was standard input (read once, never re-read).
+    """
+
+    path: str
+    name: str
+    kind: str
+    stdin: bool = False
+
+
+@contextlib.contextmanager
+def opened_input(path: str, kind: str) -> Iterator[InputFile]:
+    """The input ``path`` (``-``: standard input, copied to a temporary file).
+
+    Raises:
+        ParameterError: the file cannot be read (the message names it and says why).
+    """
+    if path != "-":  # standard input is copied: DuckDB and a second reading need a file
+        try:
+            with open(path, "rb"):
+                pass
+            if Path(path).is_dir():
+                raise IsADirectoryError(21, "Is a directory")
+        except OSError as error:
+            raise ParameterError(f"{path}: cannot read it: {error.strerror or error}") from None
+        yield InputFile(path, path, kind)
+        return
+    handle, copy = tempfile.mkstemp(prefix="finitedp-stdin-")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+        yield InputFile(copy, "<stdin>", kind, stdin=True)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(copy)
+
+
+# -- a file as SQL --------------------------------------------------------
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY_LIMIT, "threads": 2})
+    # Spills go to the system's temporary directory, never to the user's working directory.
+    spill = os.path.join(tempfile.gettempdir(), "finitedp-duckdb")
+    con.execute(f"SET temp_directory = {_literal(spill)}")
+    # Its bar goes to stdout, where a release may be going: finitedp's own is on stderr.
+    con.execute("SET enable_progress_bar = false")
+    con.execute("SET preserve_insertion_order = true")  # streams come out in file order
+    return con
+
+
+def _csv_header(source: InputFile) -> list[str]:
+    """The header record, read by :mod:`csv` (the data rows are DuckDB's)."""
+    with open(source.path, "rb") as raw:
+        head = raw.read(1 << 20)
+    if head.startswith(_UTF8_BOM):
+        head = head[len(_UTF8_BOM) :]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(head) - 4:  # not merely a character cut at the 1 MiB boundary
+            raise _diagnosis(source, ()) from None
+        text = head[: error.start].decode("utf-8")
+    # newline="" as csv wants: a field may hold line breaks (str.splitlines would cut more).
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error:
+        raise _diagnosis(source, ()) from None
+    if header is None:
+        raise ParameterError(f"{source.name}: empty file; a CSV file needs a header row")
+    return header
+
+
+def _relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> list[str]:
+    """``[FROM clause, expression of each wanted column]``, the columns checked."""
+    if source.kind == "parquet":
+        where = f"read_parquet({_literal(source.path)})"
+        try:
+            header = [
+                row[0] for row in _connect().execute(f"DESCRIBE SELECT * FROM {where}").fetchall()
+            ]
+        except duckdb.Error as error:
+            raise ParameterError(
+                f"{source.name}: cannot read it as Parquet: {_first_line(error)}"
+            ) from None
+        positions = header_positions(header, columns, source.name, "Parquet")
+        names = [header[i].replace('"', '""') for i in positions]
+        return [where, *(f'CAST("{n}" AS VARCHAR)' for n in names)]
+    header = _csv_header(source)
+    positions = header_positions(header, columns, source.name, "CSV")
+    declared = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header)))
+    where = (
+        f"read_csv({_literal(source.path)}, header = false, skip = 1, delim = ',', "
+        f"quote = '\"', escape = '\"', auto_detect = false, strict_mode = true, "
+        f"allow_quoted_nulls = false, columns = {{{declared}}})"
+    )
+    if len(header) == 1:  # a blank line reads as NULL: csv skips it, so does finitedp
+        return [f"(SELECT * FROM {where} WHERE c0 IS NOT NULL)", "c0"]
+    # With several columns DuckDB skips blank lines; NULL is an empty unquoted field.
+    return [where, *(f"coalesce(c{i}, '')" for i in positions)]
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def _diagnosis(
+    source: InputFile,
+    columns: tuple[tuple[str | None, str], ...],
+    check: Callable[[str, list[str]], None] | None = None,
+    cause: BaseException | None = None,
+) -> ParameterError:
+    """The error the strict reader finds, naming its line (the error path only).
+
+    Reads the file as :mod:`finitedp.io.files` does (strict UTF-8, strict CSV) and
+    applies ``check(where, values)`` to each record; returns the first error.  If
+    none is found, the refusal of ``cause`` is reported as it is.
+    """
+    if source.kind == "csv":
+        try:
+            text = decode_utf8(read_bytes(source.path), source.name)
+            if columns:
+                for line, values in csv_fields(text, *columns, name=source.name):
+                    if check is not None:
+                        check(f"{source.name}, line {line}", values)
+            else:
+                for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
+                    pass
+        except ParameterError as error:
+            return error
+        except csv.Error as error:
+            return ParameterError(f"{source.name}: malformed CSV: {error}")
+    reason = "no reason given" if cause is None else _first_line(cause)
+    hint = ""
+    if source.kind == "csv":
+        raw = read_bytes(source.path)
+        if b"\r\n" in raw and raw.count(b"\n") != raw.count(b"\r\n"):
+            hint = (
+                "; it mixes \\r\\n and \\n line ends, and DuckDB reads one kind per file "
+                "(convert it, e.g. with dos2unix)"
+            )
+    kind = source.kind.upper() if source.kind == "csv" else source.kind.capitalize()
+    return ParameterError(f"{source.name}: cannot read it as {kind}: {reason}{hint}")
+
+
+def _query(source: InputFile, sql: str, columns: tuple[tuple[str | None, str], ...]) -> Any:
+    try:
+        return _connect().execute(sql)
+    except duckdb.Error as error:
+        raise _diagnosis(source, columns, cause=error) from None
+
+
+# -- what the release command asks -------------------------------------------------------
+
+
+def count_labels(source: InputFile, column: str | None) -> list[tuple[str, int]]:
+    """``[(value, count), ...]`` of one column, counted inside DuckDB (CSV, Parquet).
+
+    Memory follows the number of distinct values.
+
+    Raises:
+        ParameterError: an unreadable file, a bad header or record (the message
+            names the line), or an empty value in a Parquet file (its row).
+    """
+    columns = ((column, "--column"),)
+    where, expression = _relation(source, columns)
+    sql = f"SELECT v, count(*) FROM (SELECT {expression} AS v FROM {where}) GROUP BY v"
+    rows: list[tuple[str | None, int]] = _query(source, sql, columns).fetchall()
+    if any(label is None for label, _ in rows):
+        raise _null_row(source, column)
+    return [(str(label), int(count)) for label, count in rows]
+
+
+def row_count(source: InputFile, column: str | None) -> int:
+    """The number of records of a CSV or Parquet file (after checking the column)."""
+    columns = ((column, "--column"),)
+    where, _ = _relation(source, columns)
+    return int(_query(source, f"SELECT count(*) FROM {where}", columns).fetchone()[0])
+
+
+def labels_in_order(
+    source: InputFile, *wanted: tuple[str | None, str]
+) -> Iterator[tuple[str, list[str]]]:
+    """``(where, [value of each wanted column])`` for every record, in file order.
+
+    ``where`` is ``"row r"`` (from 1): a caller that refuses a value re-reads the
+    file with :func:`name_the_line` to name its line.
+
+    Raises:
+        ParameterError: as :func:`count_labels`.
+    """
+    where, *expressions = _relation(source, wanted)
+    cursor = _query(source, f"SELECT {', '.join(expressions)} FROM {where}", wanted)
+    row = 0
+    while True:
+        try:
+            batch = cursor.fetchmany(BATCH_ROWS)
+        except duckdb.Error as error:
+            raise _diagnosis(source, wanted, cause=error) from None
+        if not batch:
+            return
+        for record in batch:
+            row += 1
+            if any(value is None for value in record):
+                raise _null_row(source, wanted[0][0], row)
+            yield f"{source.name}, row {row}", list(record)
+
+
+def name_the_line(
+    source: InputFile,
+    wanted: tuple[tuple[str | None, str], ...],
+    check: Callable[[str, list[str]], None],
+    error: ParameterError,
+) -> ParameterError:
+    """The first error ``check`` raises when the CSV file is read again line by line.
+
+    For Parquet (rows, not lines) and when the file cannot be re-read, ``error``.
+    """
+    if source.kind != "csv":
+        return error
+    found = _diagnosis(source, wanted, check)
+    return error if "cannot read it as" in str(found) else found
+
+
+def text_labels(source: InputFile) -> Iterator[tuple[str, list[str]]]:
+    """``(where, [value])`` for each line of a one-value-per-line file, streamed.
+
+    Lines end at ``\n`` (a ``\r`` before it is dropped; other characters that
+    ``str.splitlines`` would split at, such as ``\x0b``, are part of the value), a
+    final newline does not start an empty line, other empty lines are the empty
+    string, a leading byte-order mark is dropped, and the text is strict UTF-8.
+
+    Raises:
+        ParameterError: invalid UTF-8 (the message names the line).
+    """
+    with open(source.path, "rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            if number == 1 and raw.startswith(_UTF8_BOM):
+                raw = raw[len(_UTF8_BOM) :]
+            raw = raw.removesuffix(b"\n").removesuffix(b"\r")
+            try:
+                value = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ParameterError(
+                    f"{source.name}, line {number}: not valid UTF-8 (byte "
+                    f"{raw[error.start]:#04x}); finitedp reads UTF-8 text only"
+                ) from None
+            yield f"{source.name}, line {number}", [value]
+
+
+def _null_row(source: InputFile, column: str | None, row: int | None = None) -> ParameterError:
+    at = "" if row is None else f", row {row}"
+    return ParameterError(
+        f"{source.name}{at}: the column {column!r} has an empty value (NULL); every row "
+        f"needs a value in the universe"
+    )
