@@ -12,7 +12,9 @@ import numbers
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+import gmpy2
 
 from ..errors import FiniteDPError
 from ..params import short_int
@@ -102,6 +104,10 @@ class _Draw:
         return DrawRecord(self.d, self.lo, self.hi)
 
 
+#: Integer types compared directly (``gmpy2.mpz`` is what the samplers' tables hold).
+_INTEGERS = (int, type(gmpy2.mpz(0)))
+
+
 def _as_rational(value: object) -> tuple[int, int] | None:
     """``(numerator, denominator)`` of an exact rational, else None."""
     if isinstance(value, numbers.Rational):
@@ -185,8 +191,8 @@ class SymbolicDraw:
         """Decide ``self OP other``; None when ``other`` is not a number."""
         base = self._live()
         base.comparisons += 1
-        if type(other) is int:
-            num, den = other - self._offset, 1
+        if type(other) in _INTEGERS:  # mpz too: the hot path of draws compared with CDFs
+            num, den = int(cast(int, other)) - self._offset, 1
         else:
             fraction = _as_rational(other)
             if fraction is None:

@@ -29,6 +29,7 @@ integers, so :mod:`finitedp.checker` can enumerate these samplers exactly.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable, Sequence
 
@@ -312,9 +313,14 @@ class _RoundCdf:
         return _prefix_sums(_conv_power(self._a, self._i, self._s, self._t))
 
     def at_least(self, ell: int, u: int) -> bool:
-        """Decide ``F_ell >= u`` exactly; ``u`` (a draw) is only compared with integers."""
+        """Decide ``F_ell >= u`` exactly; ``u`` (a draw) is only compared with integers.
+
+        With bounds, they are always tried first, even once the exact sums are known
+        (the object is kept across calls): the exact checker then meets the same
+        comparisons on every path, whatever was computed before.
+        """
         exact = self._exact
-        if exact is None:
+        if self._r:
             if not isinstance(u, int | gmpy2.mpz):  # a symbolic draw: compare, never shift
                 if u <= self._lo[ell] << self._r:
                     return True
@@ -330,8 +336,17 @@ class _RoundCdf:
                 if w >= self._hi[ell]:
                     return False
             # u lies between the bounds: only the exact F_ell decides.
-            exact = self._exact = self._compute_exact()
+            if exact is None:
+                exact = self._exact = self._compute_exact()
+        assert exact is not None  # computed in __init__ when there are no bounds
         return bool(u <= exact[ell])
+
+
+@functools.lru_cache(maxsize=4096)
+def _round_cdf(a: tuple[gmpy2.mpz, ...], i: int, s: gmpy2.mpz, t: int) -> _RoundCdf:
+    """One round's CDF, kept: the same level of the same mechanism recurs across releases,
+    and on every path the exact checker replays (a pure function of public values)."""
+    return _RoundCdf(list(a), i, s, t)
 
 
 class RoundCdf(_RoundCdf):
@@ -424,7 +439,7 @@ def _bin_sample(m: int, p: int, q: int, s: int, big_s: gmpy2.mpz, t: int, rng: R
     t_prime = 1
     while t_prime < 2 * t:  # at most 1 + ceil(log2 t) rounds
         a = ([big_s - p_scaled, p_scaled] + [_ZERO] * t_prime)[:t_prime]
-        cdf = _RoundCdf(a, m, big_s, t_prime)
+        cdf = _round_cdf(tuple(a), m, big_s, t_prime)
         for ell in range(t_prime // 2, t_prime):
             if cdf.at_least(ell, u):
                 return min(ell, t)
