@@ -62,16 +62,14 @@ class InputFile:
     """A readable input: ``path`` on disk (a copy of standard input for ``-``).
 
     Attributes:
-        path: the file DuckDB or the line reader opens.
+        path: the file DuckDB or the line reader opens (it may be read twice).
         name: the name messages use (``<stdin>`` for ``-``).
         kind: ``"csv"``, ``"parquet"`` or ``"text"``.
-        stdin: whether it was standard input (read once, never re-read).
     """
 
     path: str
     name: str
     kind: str
-    stdin: bool = False
 
 
 @contextlib.contextmanager
@@ -95,7 +93,7 @@ def opened_input(path: str, kind: str) -> Iterator[InputFile]:
     try:
         with os.fdopen(handle, "wb") as out:
             shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
-        yield InputFile(copy, "<stdin>", kind, stdin=True)
+        yield InputFile(copy, "<stdin>", kind)
     finally:
         with contextlib.suppress(OSError):
             os.unlink(copy)
