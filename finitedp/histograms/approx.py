@@ -350,21 +350,11 @@ def _round_cdf(a: tuple[gmpy2.mpz, ...], i: int, s: gmpy2.mpz, t: int) -> _Round
 
 
 class RoundCdf(_RoundCdf):
-    """The prefix sums ``F_l = d_0 + ... + d_l`` of ``d = ApproxConvExp_{s,t}(a, i)``.
+    """The prefix sums ``F_l`` of ``ApproxConvExp_{s,t}(a, i)``, compared with draws.
 
-    Paper: BV Alg 6.16 / Prop 6.15 (and Alg 6.18 step 4c, which compares these
-    sums with a draw).  ``at_least(l, u)`` decides ``F_l >= u`` exactly, through
-    certified interval bounds first when ``s`` is long (the module notes).  Other
-    samplers built on ApproxConvExp (:mod:`finitedp.sketches.sparsetop`) use it.
-
-    Args:
-        a: ``t`` non-negative ints with ``||a||_1 <= s`` (Prop 6.15's domain).
-        i: the number of factors, ``i >= 1``.
-        s: the scale.
-        t: the number of terms kept, ``t >= 1``.
-
-    Raises:
-        ParameterError: arguments outside that domain.
+    Paper: BV Alg 6.16 / Prop 6.15, Alg 6.18 step 4c.  ``at_least(l, u)`` decides
+    ``F_l >= u`` exactly (certified bounds first when ``s`` is long).  Arguments as
+    :func:`approx_conv_exp`; a ParameterError outside Prop 6.15's domain.
 
     >>> RoundCdf([6, 4], 2, 10, 2).at_least(0, 3), RoundCdf([6, 4], 2, 10, 2).at_least(0, 4)
     (True, False)
