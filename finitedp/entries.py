@@ -40,6 +40,7 @@ __all__ = [
     "ReleaseReader",
     "VectorCase",
     "VectorKind",
+    "WeightedSums",
     "cache_key",
     "no_dataset",
     "no_derive",
@@ -107,6 +108,24 @@ class ReleaseParameters:
     def option(self, name: str) -> str | None:
         """One of the mechanism's own options (``None`` if not given)."""
         return self.options.get(name)
+
+
+@dataclass(frozen=True)
+class WeightedSums:
+    """A value column, summed per key: what a weighted mechanism needs of ``n`` rows.
+
+    Each of the ``n`` rows added one exact value in ``[0, B]`` (on the grid of the
+    release) to its key; the reader checked every value before summing, so memory
+    follows the distinct keys.  A weighted entry's ``release`` takes this as well as
+    the ``(key, value)`` rows, with the same result.
+
+    Attributes:
+        n: the number of rows (public under BV's replacement of one row).
+        sums: ``{key: sum of its values}``.
+    """
+
+    n: int
+    sums: Mapping[int, Fraction]
 
 
 class Mechanism(Protocol):

@@ -12,9 +12,10 @@ import pytest
 
 from finitedp.alp.mechanism import ALP
 from finitedp.alp.rows import WeightedRows, for_rows
+from finitedp.entries import WeightedSums
 from finitedp.errors import ParameterError
 from finitedp.io.values import ValueColumn
-from finitedp.oracle import SeededSource
+from finitedp.oracle import RecordingSource, SeededSource
 
 F = Fraction
 CSV = "city,amount\nParis,12.5\nOslo,3\nParis,40\nRome,0.5\nParis,7.25\n"
@@ -108,6 +109,16 @@ def test_weighted_rows_release_the_summed_vector() -> None:
         mech.release(rows[:3])
     with pytest.raises(ParameterError, match="pairs"):
         mech.release([3, 9, 3, 50])
+    # The reader's summed form (memory per key): the same release, the same tape.
+    sums = WeightedSums(4, {3: F(3), 9: F(10), 50: F(0)})
+    tapes = []
+    for data in (rows, sums):
+        recorder = RecordingSource(SeededSource(b"w"))
+        assert mech.release(data, recorder) == summed
+        tapes.append(recorder.tape)
+    assert tapes[0] == tapes[1]
+    with pytest.raises(ParameterError, match="3 rows; this release is for n = 4"):
+        mech.release(WeightedSums(3, {3: F(3)}))
 
 
 def test_value_column_parses_exactly() -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any, cast
 
+from ..entries import WeightedSums
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource
@@ -51,11 +52,16 @@ class WeightedRows:
     def release(
         self, data: Iterable[object], rng: RandomSource | None = None
     ) -> ALPRelease | ThresholdALPRelease:
-        """Sum the values per key, then project.
+        """Sum the values per key, then project (``data`` may be :class:`WeightedSums`).
 
         Raises:
             ParameterError: not ``n`` rows of ``(key, exact value)`` with keys in ``[1, d]``.
         """
+        if isinstance(data, WeightedSums):  # already summed by the reader, every value checked
+            if data.n != self.n:
+                raise ParameterError(f"data: {data.n} rows; this release is for n = {self.n}")
+            check_keys(list(data.sums), self.universe_size)
+            return self.mechanism.project(dict(data.sums), rng)
         rows = list(data)
         if len(rows) != self.n:
             raise ParameterError(f"data: got {len(rows)} rows; this release is for n = {self.n}")

@@ -20,7 +20,7 @@ from typing import Any
 from .. import __version__
 from ..entries import MechanismEntry, Option, ReleaseParameters
 from ..errors import FiniteDPError, ParameterError
-from ..io.columns import count_rows, keys_in_order, read_counts, read_pairs
+from ..io.columns import count_rows, keys_in_order, read_counts, read_sums
 from ..io.files import STDOUT, check_out, input_format, write_atomically, write_stdout
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.releases import bin_entry
@@ -196,8 +196,8 @@ def _release(args: argparse.Namespace) -> int:
         progress.phase(f"reading {source.name}")
         if values is not None:
             columns = (args.column, args.value_column)
-            data = read_pairs(source, columns, universe, values, progress)
-            n = len(data)
+            data = read_sums(source, columns, universe, values, progress)
+            n = data.n
         elif stream:
             n = count_rows(source, args.column)
             data = keys_in_order(source, args.column, universe)

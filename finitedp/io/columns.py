@@ -6,7 +6,7 @@ What ``finitedp release`` hands a mechanism, read through :mod:`finitedp.io.tabl
   follows the distinct values; DuckDB counts CSV and Parquet files);
 * :func:`keys_in_order`: the keys one by one in file order, for the stream
   mechanisms (Misra-Gries reads the rows as a stream), and :func:`count_rows`;
-* :func:`read_pairs`: ``(key, exact value)`` for every row (``--value-column``).
+* :func:`read_sums`: every row's exact value checked, summed per key (``--value-column``).
 
 A value outside the universe, or a bad amount, is an error that names its line
 (CSV and text) or row (Parquet); nothing is released.
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
+from ..entries import WeightedSums
 from ..errors import ParameterError
 from .progress import Progress
 from .tables import (
@@ -31,7 +32,7 @@ from .tables import (
 from .universe import Universe
 from .values import ValueColumn
 
-__all__ = ["count_rows", "keys_in_order", "read_counts", "read_pairs"]
+__all__ = ["count_rows", "keys_in_order", "read_counts", "read_sums"]
 
 #: Distinct labels remembered while streaming (beyond it each is numbered again).
 _CACHE_LIMIT = 1 << 20
@@ -118,14 +119,14 @@ def keys_in_order(source: InputFile, column: str | None, universe: Universe) -> 
         yield key
 
 
-def read_pairs(
+def read_sums(
     source: InputFile,
     columns: tuple[str | None, str | None],
     universe: Universe,
     values: ValueColumn,
     progress: Progress,
-) -> list[tuple[int, Fraction]]:
-    """``(key, value)`` for every record: the key numbered, the value checked exactly.
+) -> WeightedSums:
+    """Every record's value checked exactly, then summed per key (memory per key).
 
     Raises:
         ParameterError: text input, a key outside the universe or a bad value (the
@@ -139,12 +140,15 @@ def read_pairs(
         _encode(universe, where, fields[0])
         values.read(fields[1], where)
 
-    data: list[tuple[int, Fraction]] = []
+    sums: dict[int, Fraction] = {}
+    n = 0
     for where, (label, amount) in labels_in_order(source, *wanted):
         try:
-            data.append((_encode(universe, where, label), values.read(amount, where)))
+            key, value = _encode(universe, where, label), values.read(amount, where)
         except ParameterError as error:
             raise name_the_line(source, wanted, check, error) from None
-        if len(data) % BATCH_ROWS == 0:
+        sums[key] = sums.get(key, Fraction(0)) + value
+        n += 1
+        if n % BATCH_ROWS == 0:
             progress.advance(BATCH_ROWS)
-    return data
+    return WeightedSums(n, sums)
