@@ -50,7 +50,7 @@ class WeightedRows:
         return self.mechanism.accuracy(beta)
 
     def release(
-        self, data: Iterable[object], rng: RandomSource | None = None
+        self, data: Iterable[object] | WeightedSums, rng: RandomSource | None = None
     ) -> ALPRelease | ThresholdALPRelease:
         """Sum the values per key, then project (``data`` may be :class:`WeightedSums`).
 
