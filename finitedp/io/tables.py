@@ -10,7 +10,8 @@ by line.  Standard input is first copied to a temporary file (DuckDB reads files
 
 What users rely on is kept: CSV is RFC 4180 with ``,`` and ``"`` (no dialect
 sniffing: DuckDB's sniffer would skip or merge records it finds odd), strict
-UTF-8 with an optional byte-order mark, ``\\r\\n`` or ``\\n``, blank lines
+UTF-8 with an optional byte-order mark, ``\\r\\n`` or ``\\n`` (one kind per file:
+a file that mixes them is refused with a hint), blank lines
 skipped, values verbatim (an empty field is the empty string), and a record
 with another number of fields than the header is an error.  When DuckDB, the
 universe or a value refuses something, the file is read once more by the strict
