@@ -14,7 +14,8 @@ from math import comb
 from ..errors import ParameterError
 from ..oracle import RandomSource, draw
 from ..params import short_int
-from .approx import _cdf_values, _histogram_to_order_statistics, _int_at_least
+from .approx import _cdf_values, _histogram_to_order_statistics
+from .convolution import _int_at_least
 
 __all__ = ["binomial_pmf", "exact_bin_sample", "exact_ord_sample"]
 
