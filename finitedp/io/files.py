@@ -22,6 +22,7 @@ from ..errors import ParameterError
 
 __all__ = [
     "STDOUT",
+    "UTF8_BOM",
     "atomic_path",
     "check_out",
     "csv_fields",
@@ -34,7 +35,8 @@ __all__ = [
     "write_stdout",
 ]
 
-_UTF8_BOM = b"\xef\xbb\xbf"
+#: The UTF-8 byte-order mark that spreadsheet programs put before a CSV header.
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def read_bytes(path: str) -> bytes:
@@ -58,8 +60,8 @@ def decode_utf8(raw: bytes, name: str) -> str:
         ParameterError: invalid UTF-8; the message names the line.
     """
     # Spreadsheet programs start UTF-8 CSV files with a BOM; it is not part of the header.
-    if raw.startswith(_UTF8_BOM):
-        raw = raw[len(_UTF8_BOM) :]
+    if raw.startswith(UTF8_BOM):
+        raw = raw[len(UTF8_BOM) :]
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -36,7 +36,7 @@ from typing import Any
 import duckdb
 
 from ..errors import ParameterError
-from .files import csv_fields, decode_utf8, header_positions, read_bytes
+from .files import UTF8_BOM, csv_fields, decode_utf8, header_positions, read_bytes
 
 __all__ = [
     "BATCH_ROWS",
@@ -54,8 +54,6 @@ DUCKDB_MEMORY_LIMIT = "1GB"
 
 #: Rows fetched from DuckDB at a time when a column is streamed in order.
 BATCH_ROWS = 1 << 16
-
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -122,8 +120,8 @@ def _csv_header(source: InputFile) -> list[str]:
     """The header record, read by :mod:`csv` (the data rows are DuckDB's)."""
     with open(source.path, "rb") as raw:
         head = raw.read(1 << 20)
-    if head.startswith(_UTF8_BOM):
-        head = head[len(_UTF8_BOM) :]
+    if head.startswith(UTF8_BOM):
+        head = head[len(UTF8_BOM) :]
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -305,8 +303,8 @@ def text_labels(source: InputFile) -> Iterator[tuple[str, list[str]]]:
     """
     with open(source.path, "rb") as lines:
         for number, raw in enumerate(lines, start=1):
-            if number == 1 and raw.startswith(_UTF8_BOM):
-                raw = raw[len(_UTF8_BOM) :]
+            if number == 1 and raw.startswith(UTF8_BOM):
+                raw = raw[len(UTF8_BOM) :]
             raw = raw.removesuffix(b"\n").removesuffix(b"\r")
             try:
                 value = raw.decode("utf-8")
