@@ -40,7 +40,6 @@ and pure ``eps``-DP by condition (1), decided exactly.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import ClassVar
@@ -201,7 +200,7 @@ class _PureTopK:
         if n is not None and not self._merged:
             error += Fraction(check_positive_int(n, "n"), scale)
             source += " + Lebeda thesis Fact 3.1"
-        bound = math.ceil(error)
+        bound = -(-error.numerator // error.denominator)  # the exact ceiling
         return Accuracy(b, per_query=bound, threshold=None, simultaneous=bound, source=source)
 
     @property
