@@ -93,7 +93,7 @@ def one_round(s: int, literal: bool) -> float:
         approx_module._conv_power(a, m, s, 1)
     else:
         r = approx_module._precision_shift(m, s, 1)
-        approx_module._conv_power_bounds(a, m, s, 1, r)
+        approx_module._conv_power_bounds(*approx_module._vector_bounds(a, r), m, s, 1, r)
     return perf_counter() - start
 
 

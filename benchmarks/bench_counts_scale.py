@@ -1,7 +1,7 @@
 """How each histogram mechanism's work grows with n when it is given counts, not rows.
 
 Run: ``python benchmarks/bench_counts_scale.py [--universe 100000] [--distinct 1000]
-[--stop 20]``.
+[--stop 20] [--only NAME]``.
 
 Every registry entry whose ``n`` is public is released from a histogram
 ``{value: count}`` (``--distinct`` values over ``int:--universe``, or ``2^40`` for the
@@ -27,7 +27,7 @@ from finitedp.registry import MECHANISMS
 GROWS_WITH = {
     "bounded-geometric": "|X| (one draw per bin), and the draw's bits with n",
     "stability": "n (padded to n draws; the distinct values set the work below it)",
-    "pure-sparse": "n^2 (ApproxOrdSample's precision has ~n log|X| bits; padded to 5n + 2 calls)",
+    "pure-sparse": "n (padded to 5n + 2 calls) times n log|X| bits of keystream per draw",
     "compact": "n (one evaluation point per row, padded) times polylog(|X|, 1/beta)",
     "alp": "n: each count v is encoded in about v/alpha hashed bits, and the bit array "
     "grows with n (rows mode)",
@@ -52,11 +52,12 @@ def main() -> int:
     parser.add_argument("--universe", type=int, default=10**5)
     parser.add_argument("--distinct", type=int, default=1000)
     parser.add_argument("--stop", type=float, default=20.0)
+    parser.add_argument("--only", metavar="NAME", help="one mechanism, e.g. pure-sparse")
     args = parser.parse_args()
     rng = ChaChaSource()
     print(f"|X| = {args.universe}, {args.distinct} distinct values, eps = 1, beta = 1/10")
     for entry in MECHANISMS.values():
-        if not entry.public_n:
+        if not entry.public_n or args.only not in (None, entry.name):
             continue
         points: list[tuple[int, float]] = []
         n = 1000

@@ -37,14 +37,35 @@ class Mutation:
 
 MUTATIONS = (
     Mutation(
-        "finitedp/oracle.py",
+        "finitedp/prefixdraw.py",
+        "def accepts",
+        "if head != self.limit_top:",
+        "if True:",
+        ("tests/test_prefixdraw.py",),
+    ),
+    Mutation(
+        "finitedp/prefixdraw.py",
+        "quotient = head",
+        "head - quotient * (plan.top + 1)",
+        "head - quotient * plan.top",
+        ("tests/test_prefixdraw.py",),
+    ),
+    Mutation(
+        "finitedp/histograms/approx.py",
+        "def _binomial_bounds",
+        "lo = [max(_ZERO, s_lo - p_hi), p_lo]",
+        "lo = [max(_ZERO, s_lo - p_lo), p_lo]",
+        ("tests/test_approx.py",),
+    ),
+    Mutation(
+        "finitedp/systemsource.py",
         "def uniform_many",
         "if x >= limit:",
         "if x > limit:",
         ("tests/test_oracle.py",),
     ),
     Mutation(
-        "finitedp/oracle.py",
+        "finitedp/systemsource.py",
         "Return a uniform integer in ``[1, d]`` (rejection",
         "if x < limit",
         "if x <= limit",

@@ -7,7 +7,9 @@ Every mechanism in finitedp takes its randomness from one explicit ``rng``
 argument implementing :class:`RandomSource`; nothing reads global random
 state.  Sources provided here:
 
-* :class:`SystemRandomSource` -- the operating system's CSPRNG; the default.
+* :class:`ChaChaSource` -- the default: SPEC.md's system mapping on a ChaCha20
+  keystream keyed from the OS; :class:`SystemRandomSource` -- the same mapping
+  on ``os.urandom`` (both in :mod:`finitedp.systemsource`, re-exported here).
 * :class:`SeededSource` -- a deterministic stream (SHAKE-256 of a seed),
   specified exactly in ``SPEC.md`` so other languages can reproduce it.
   **Not for production**: anyone who knows the seed knows every draw.
@@ -37,14 +39,14 @@ from __future__ import annotations
 
 import hashlib
 import numbers
-import os
 import threading
-import weakref
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from .errors import OracleError, TapeError
 from .params import short_int
+from .prefixdraw import PrefixDraw
+from .systemsource import RESEED_BYTES, ChaChaSource, SystemRandomSource, check_domain
 
 __all__ = [
     "RESEED_BYTES",
@@ -57,6 +59,7 @@ __all__ = [
     "SystemRandomSource",
     "default_source",
     "draw",
+    "draw_compared",
     "draws",
     "uniform_value",
 ]
@@ -73,167 +76,6 @@ class RandomSource(Protocol):
     def uniform(self, d: int) -> int:
         """Return a uniform integer in ``[1, d]``."""
         ...
-
-
-def _check_domain(d: object) -> int:
-    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-        raise OracleError(f"d: got {d!r}; the oracle draws from [1, d] for an int d >= 1")
-    return d
-
-
-_BUFFER_BYTES = 1 << 16
-#: Above ``2^(this + 128)``, :meth:`SystemRandomSource.uniform_many` reduces by a quotient
-#: estimate instead of ``%`` (faster from a few thousand bits on, the same values).
-_LONG_DRAW_SHIFT = 1920
-#: The largest single read of :meth:`SystemRandomSource.uniform_many`.
-_CHUNK_BYTES = 1 << 22
-_LIVE_SYSTEM_SOURCES: weakref.WeakSet[SystemRandomSource] = weakref.WeakSet()
-
-
-def _forget_buffers_after_fork() -> None:
-    # A forked child must not replay the parent's unread random bytes.
-    for source in list(_LIVE_SYSTEM_SOURCES):
-        source._discard()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_buffers_after_fork)
-
-
-class SystemRandomSource:
-    """The operating system's CSPRNG (``os.urandom``), with exact rejection sampling.
-
-    This is the default source of every mechanism.  Bytes are read from the OS
-    64 KiB at a time (one system call per draw would dominate a FastSample
-    draw); the buffer is dropped in a forked child, and bytes are never reused.
-
-    >>> 1 <= SystemRandomSource().uniform(6) <= 6
-    True
-    """
-
-    __slots__ = ("__weakref__", "_buffer", "_last", "_position")
-
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._position = 0
-        # A valid plan (d = 1) so that no domain can match it without being checked.
-        self._last: tuple[int, int, int] = (1, 8, 1 << 64)
-        _LIVE_SYSTEM_SOURCES.add(self)
-
-    def _discard(self) -> None:
-        self._buffer = b""
-        self._position = 0
-
-    def _bytes(self, count: int) -> bytes:
-        """``count`` fresh random bytes: from the OS (a subclass may draw them elsewhere)."""
-        return os.urandom(count)
-
-    def _plan(self, d: int) -> tuple[int, int, int]:
-        # Draw 64 spare bits and keep the largest multiple of d below 2^bits: a
-        # round is then rejected with probability below 2^-64, not up to 1/2.
-        d = _check_domain(d)
-        width = ((d - 1).bit_length() + 64 + 7) // 8
-        span = 1 << (8 * width)
-        self._last = (d, width, span - span % d)
-        return self._last
-
-    def uniform(self, d: int) -> int:
-        """Return a uniform integer in ``[1, d]`` (rejection sampling, see the module notes)."""
-        last_d, width, limit = self._last
-        if d != last_d or type(d) is not int:
-            _, width, limit = self._plan(d)
-        while True:
-            end = self._position + width
-            if end > len(self._buffer):
-                self._buffer = self._bytes(max(width, _BUFFER_BYTES))
-                self._position, end = 0, width
-            x = int.from_bytes(self._buffer[self._position : end], "big")
-            self._position = end
-            if x < limit:
-                return x % d + 1
-
-    def uniform_many(self, d: int, count: int) -> list[int]:
-        """``count`` independent draws ``uniform(d)``, read from the OS in bounded chunks.
-
-        Each read is at most :data:`_CHUNK_BYTES` (or one draw, if larger), so the
-        memory is that of the draws returned, not ``width * count`` bytes at once.
-        """
-        _, width, limit = self._plan(d)
-        per_read = max(1, _CHUNK_BYTES // width)
-        # For long domains x mod d is the costliest step; x < 2^(k+72) has a quotient
-        # below 2^73, estimated from the top 128 bits of d (never above the true one)
-        # and corrected by a subtraction or two: the same value, about 2x faster.
-        shift = max(0, (d - 1).bit_length() - 128)
-        top = (d >> shift) + 1
-        out: list[int] = []
-        while len(out) < count:
-            block = self._bytes(width * min(per_read, count - len(out)))
-            for start in range(0, len(block), width):
-                x = int.from_bytes(block[start : start + width], "big")
-                if x >= limit:
-                    continue
-                if shift < _LONG_DRAW_SHIFT:
-                    out.append(x % d + 1)
-                    continue
-                r = x - ((x >> shift) // top) * d
-                while r >= d:
-                    r -= d
-                out.append(r + 1)
-        return out
-
-    def __repr__(self) -> str:
-        return "SystemRandomSource()"
-
-
-#: A :class:`ChaChaSource` draws a new key from the OS after this many bytes.
-RESEED_BYTES = 1 << 30
-
-
-class ChaChaSource(SystemRandomSource):
-    """The system source's mapping on a ChaCha20 keystream keyed from the OS: the default.
-
-    A deterministic random bit generator: 32 key bytes and 16 nonce bytes from
-    ``os.urandom`` key a ChaCha20 keystream (``cryptography``'s, which is
-    OpenSSL's), and bytes are read from it exactly as :class:`SystemRandomSource`
-    reads the OS (``SPEC.md``, "System source": same bytes-to-integer mapping,
-    same rejection).  A new key is drawn from the OS every :data:`RESEED_BYTES`
-    bytes, and a forked child drops its key with its buffer, so parent and
-    child never share a keystream.  Reading the OS costs about 2.6 ns a byte on
-    a 2-core machine, the keystream under 1 ns: at eps = 1/10 a draw has 8,658
-    bits, and the randomness, not the search, was the bottleneck.
-
-    >>> 1 <= ChaChaSource().uniform(6) <= 6
-    True
-    """
-
-    __slots__ = ("_encryptor", "_left")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._encryptor: Any = None
-        self._left = 0
-
-    def _discard(self) -> None:
-        super()._discard()
-        self._encryptor = None  # a forked child must not continue the parent's keystream
-
-    def _bytes(self, count: int) -> bytes:
-        if self._encryptor is None or self._left < count:
-            self._rekey()
-        self._left -= count
-        out: bytes = self._encryptor.update(bytes(count))  # the keystream: ChaCha20 of zeros
-        return out
-
-    def _rekey(self) -> None:
-        # Imported on first use: the commands that draw nothing do not load OpenSSL.
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
-
-        key, nonce = os.urandom(32), os.urandom(16)
-        self._encryptor = Cipher(algorithms.ChaCha20(key, nonce), mode=None).encryptor()
-        self._left = RESEED_BYTES
-
-    def __repr__(self) -> str:
-        return "ChaChaSource()"
 
 
 class SeededSource:
@@ -299,7 +141,7 @@ class SeededSource:
 
     def uniform(self, d: int) -> int:
         """Return the next value of the seeded stream mapped to ``[1, d]``."""
-        d = _check_domain(d)
+        d = check_domain(d)
         if d == 1:
             return 1
         k = (d - 1).bit_length()
@@ -355,7 +197,7 @@ class ReplaySource:
 
     def uniform(self, d: int) -> int:
         """Return the next recorded draw after checking that its domain matches."""
-        d = _check_domain(d)
+        d = check_domain(d)
         i = self._position
         if i >= len(self._tape):
             raise TapeError(
@@ -449,6 +291,17 @@ def draw(rng: RandomSource, d: int) -> int:
     )
 
 
+def draw_compared(rng: RandomSource, d: int) -> int | PrefixDraw:
+    """A draw ``uniform(d)`` that the caller only compares with integers.
+
+    A source with a ``uniform_compared(d)`` method (the system sources) may answer
+    with a :class:`~finitedp.prefixdraw.PrefixDraw`, whose value is computed only
+    if a comparison needs it; any other source is called through :func:`draw`.
+    """
+    compared = getattr(rng, "uniform_compared", None)
+    return draw(rng, d) if compared is None else compared(d)
+
+
 def uniform_value(rng: RandomSource, low: int, high: int) -> int:
     """A uniform integer in ``[low, high]`` from one draw ``u`` in ``[1, high - low + 1]``.
 
@@ -482,3 +335,8 @@ class CountingSource:
     def uniform(self, d: int) -> int:
         self.calls += 1
         return draw(self.inner, d)
+
+    def uniform_compared(self, d: int) -> int | PrefixDraw:
+        """As :func:`draw_compared` on the wrapped source, counted."""
+        self.calls += 1
+        return draw_compared(self.inner, d)

@@ -245,7 +245,9 @@ def test_interval_pass_brackets_alg_6_16(args: tuple[list[int], int, int, int], 
     a = [x * 2**90 for x in a]
     r = min(r, s.bit_length() - 1)
     exact = approx_conv_exp(a, i, s, t)
-    lo, hi = approx_module._conv_power_bounds([gmpy2.mpz(x) for x in a], i, s, t, r)
+    lo, hi = approx_module._conv_power_bounds(
+        *approx_module._vector_bounds([gmpy2.mpz(x) for x in a], r), i, s, t, r
+    )
     for x, low, high in zip(exact, lo, hi, strict=True):
         assert low << r <= x <= high << r
 
@@ -263,9 +265,49 @@ def test_interval_pass_one_level_exhaustive() -> None:
                         continue
                     for i in (2, 3):
                         exact = approx_conv_exp(list(a), i, s, t)
-                        lo, hi = approx_module._conv_power_bounds([mpz(x) for x in a], i, s, t, r)
+                        va = [mpz(x) for x in a]
+                        bounds = approx_module._vector_bounds(va, r)
+                        lo, hi = approx_module._conv_power_bounds(*bounds, i, s, t, r)
                         for x, low, high in zip(exact, lo, hi, strict=True):
                             assert low << r <= x <= high << r, (a, i, s, t, r)
+
+
+@given(
+    st.integers(1, 2**40),
+    st.integers(0, 2**40),
+    st.integers(1, 2**300),
+    st.integers(1, 6),
+    st.integers(1, 200),
+)
+def test_binomial_bounds_bracket_alg_6_18_vector(q: int, p: int, s: int, t: int, r: int) -> None:
+    # Alg 6.18's a = (s - p', p', 0, ...) with p' = floor(s p / q), bracketed without
+    # computing p' (a long division per round at n = 10^4): 2^r lo <= a <= 2^r hi.
+    p = p % (q + 1)
+    r = min(r, s.bit_length() - 1)
+    if r < 1:
+        return
+    p_scaled = s * p // q
+    exact = ([s - p_scaled, p_scaled] + [0] * t)[:t]
+    lo, hi = approx_module._binomial_bounds(p, q, gmpy2.mpz(s), t, r)
+    assert len(lo) == len(hi) == t
+    for x, low, high in zip(exact, lo, hi, strict=True):
+        assert low >= 0 and low << r <= x <= high << r, (p, q, s, t, r)
+    # Within three units of the entries' own floor and ceiling (S+/- and p/q <= 1 each
+    # add at most one): the interval pass keeps its 64 guard bits.
+    own_lo, own_hi = approx_module._vector_bounds([gmpy2.mpz(x) for x in exact], r)
+    assert all(a - b <= 3 for a, b in zip(own_lo, lo, strict=True))
+    assert all(b - a <= 3 for a, b in zip(own_hi, hi, strict=True))
+
+
+def test_binomial_bounds_exhaustive_small() -> None:
+    for s in range(2, 40):
+        for r in range(1, s.bit_length()):
+            for q in range(1, 7):
+                for p in range(q + 1):
+                    p_scaled = s * p // q
+                    lo, hi = approx_module._binomial_bounds(p, q, gmpy2.mpz(s), 2, r)
+                    for x, low, high in zip((s - p_scaled, p_scaled), lo, hi, strict=True):
+                        assert low << r <= x <= high << r, (p, q, s, r)
 
 
 # -- Prop 6.17 + Alg 6.18: ApproxBinSample -----------------------------------------------

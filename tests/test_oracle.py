@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import finitedp.oracle as oracle
+import finitedp.systemsource as systemsource
 from finitedp import FastSample
 from finitedp.errors import FiniteDPError, OracleError, TapeError
 from finitedp.oracle import (
@@ -33,10 +33,10 @@ from finitedp.oracle import (
     ReplaySource,
     SeededSource,
     SystemRandomSource,
-    _forget_buffers_after_fork,
     default_source,
     draw,
 )
+from finitedp.systemsource import _forget_buffers_after_fork
 
 SPEC = Path(__file__).resolve().parents[1] / "SPEC.md"
 
@@ -480,11 +480,11 @@ class FakeUrandom:
 
 @pytest.fixture
 def fake_urandom(monkeypatch: pytest.MonkeyPatch) -> Callable[[bytes], FakeUrandom]:
-    """Replace os.urandom inside finitedp.oracle only (not for the whole process)."""
+    """Replace os.urandom inside finitedp.systemsource only (not for the whole process)."""
 
     def install(stream: bytes) -> FakeUrandom:
         fake = FakeUrandom(stream)
-        monkeypatch.setattr(oracle, "os", SimpleNamespace(urandom=fake))
+        monkeypatch.setattr(systemsource, "os", SimpleNamespace(urandom=fake))
         return fake
 
     return install
@@ -558,7 +558,7 @@ def test_system_mapping_accepts_and_rejects_exactly(data: st.DataObject, d: int)
     stream = x.to_bytes(width, "big") + bytes(width) + (1).to_bytes(width, "big")
     fake = FakeUrandom(stream)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(oracle, "os", SimpleNamespace(urandom=fake))
+        patch.setattr(systemsource, "os", SimpleNamespace(urandom=fake))
         source = SystemRandomSource()
         got = (source.uniform(d), source.uniform(d))
     assert got == ((x % d + 1, 1) if x < top else (1, 2))
@@ -580,7 +580,7 @@ def test_system_agrees_with_reference_mapping(stream: bytes, domains: list[int])
     stream = stream + bytes(2000)
     fake = FakeUrandom(stream)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(oracle, "os", SimpleNamespace(urandom=fake))
+        patch.setattr(systemsource, "os", SimpleNamespace(urandom=fake))
         source = SystemRandomSource()
         got = [source.uniform(d) for d in domains]
     assert got == reference_system(stream, domains)
@@ -863,7 +863,7 @@ def test_system_uniform_many_maps_bytes_like_uniform(monkeypatch: pytest.MonkeyP
     limit = (1 << (8 * width)) - (1 << (8 * width)) % d
     blocks = [(limit - 1).to_bytes(width, "big"), limit.to_bytes(width, "big"), bytes(width)]
     feed = iter([b"".join(blocks), (2).to_bytes(width, "big")])
-    monkeypatch.setattr(oracle.os, "urandom", lambda k: next(feed)[:k])
+    monkeypatch.setattr(systemsource.os, "urandom", lambda k: next(feed)[:k])
     # limit - 1 is accepted, limit is rejected, 0 maps to 1; the rejected slot is
     # redrawn from a block mapping to 3, so accepting `limit` (it maps to 1) would show.
     assert draws(SystemRandomSource(), d, 3) == [(limit - 1) % d + 1, 1, 3]
@@ -874,7 +874,7 @@ def test_system_uniform_rejects_at_the_boundary(monkeypatch: pytest.MonkeyPatch)
     width = ((d - 1).bit_length() + 64 + 7) // 8
     limit = (1 << (8 * width)) - (1 << (8 * width)) % d
     stream = limit.to_bytes(width, "big") + (2).to_bytes(width, "big")
-    monkeypatch.setattr(oracle.os, "urandom", lambda k: stream.ljust(k, b"\0"))
+    monkeypatch.setattr(systemsource.os, "urandom", lambda k: stream.ljust(k, b"\0"))
     assert SystemRandomSource().uniform(d) == 3  # `limit` itself (mapping to 1) is rejected
 
 
@@ -890,10 +890,10 @@ def test_system_uniform_many_reads_in_bounded_chunks(monkeypatch: pytest.MonkeyP
         reads.append(k)
         return stream[start : start + k]
 
-    monkeypatch.setattr(oracle.os, "urandom", urandom)
+    monkeypatch.setattr(systemsource.os, "urandom", urandom)
     whole = SystemRandomSource().uniform_many(10**6, 500)
     reads.clear()
-    monkeypatch.setattr(oracle, "_CHUNK_BYTES", 100)
+    monkeypatch.setattr(systemsource, "_CHUNK_BYTES", 100)
     chunked = SystemRandomSource().uniform_many(10**6, 500)
     assert chunked == whole and max(reads) <= 100 and len(reads) >= 500 * 11 // 100
 
@@ -935,7 +935,7 @@ def test_chacha_source_is_the_system_mapping_on_the_rfc_8439_keystream(
     """With an all-zero key and nonce the keystream is RFC 8439's test vector A.1 #1."""
     from finitedp import oracle
 
-    monkeypatch.setattr(oracle.os, "urandom", lambda n: bytes(n))
+    monkeypatch.setattr(systemsource.os, "urandom", lambda n: bytes(n))
     source = oracle.ChaChaSource()
     # uniform(2^64): W = 16 bytes, no rejection; x mod 2^64 is the low 8 of the first 16.
     assert source.uniform(2**64) - 1 == 0x405D6AE55386BD28  # bytes 76b8e0ad...5386bd28
@@ -950,13 +950,25 @@ def test_chacha_source_rekeys_from_the_os(monkeypatch: pytest.MonkeyPatch) -> No
         reads.append(n)
         return bytes(n)
 
-    monkeypatch.setattr(oracle.os, "urandom", urandom)
-    monkeypatch.setattr(oracle, "RESEED_BYTES", 1 << 17)
+    monkeypatch.setattr(systemsource.os, "urandom", urandom)
+    monkeypatch.setattr(systemsource, "RESEED_BYTES", 1 << 17)
     source = oracle.ChaChaSource()
     for _ in range(3):
         source.uniform(2**64)  # one 64 KiB block each time the buffer runs out
         source._buffer, source._position = b"", 0
-    assert reads == [32, 16, 32, 16]  # keyed, then re-keyed once 2^17 bytes were used
+    assert reads == [32, 12, 32, 12]  # keyed, then re-keyed once 2^17 bytes were used
+
+
+def test_chacha_source_block_counter_starts_at_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A random 32-bit counter could overflow before the next key (1 in 256 keys did)."""
+    from finitedp import oracle
+
+    monkeypatch.setattr(systemsource.os, "urandom", lambda n: b"\xff" * n)
+    source = oracle.ChaChaSource()
+    big = 2 ** (8 * 100_000)  # 100 KB a draw: well past a counter started at 2^32 - 1
+    for _ in range(3):
+        assert 1 <= source.uniform(big) <= big
+    assert source._left == systemsource.RESEED_BYTES - 3 * 100_008
 
 
 @pytest.mark.parametrize("d", [(1 << 8594) + 12345, (1 << 5000) - 1, 3**4000, (1 << 2049) + 7])
@@ -979,5 +991,5 @@ def test_uniform_many_long_domains_reduce_exactly_as_mod(
 
     data = stdlib_random.Random(d).randbytes(600 * ((d.bit_length() + 72) // 8))
     fast = Fixed(data).uniform_many(d, 500)
-    monkeypatch.setattr(oracle, "_LONG_DRAW_SHIFT", 10**9)  # force the plain %
+    monkeypatch.setattr(systemsource, "_LONG_DRAW_SHIFT", 10**9)  # force the plain %
     assert fast == Fixed(data).uniform_many(d, 500)

@@ -36,8 +36,9 @@ from collections.abc import Callable, Sequence
 import gmpy2
 
 from ..errors import ParameterError, ParameterTypeError
-from ..oracle import RandomSource, draw
+from ..oracle import RandomSource, draw_compared
 from ..params import short_int
+from ..prefixdraw import PrefixDraw
 from .convolution import _ZERO, _convolve, _int_at_least, _vector, convolve
 
 __all__ = [
@@ -148,21 +149,49 @@ def _precision_shift(i: int, s: int, t: int) -> int:
     return s.bit_length() - kept
 
 
+@functools.lru_cache(maxsize=64)
+def _scale_bounds(s: gmpy2.mpz, r: int) -> tuple[gmpy2.mpz, gmpy2.mpz]:
+    """``S- = floor(s / 2^r)`` and ``S+ = ceil(s / 2^r)``, kept: each shift reads all of ``s``."""
+    return s >> r, gmpy2.c_div_2exp(s, r)
+
+
+def _vector_bounds(a: list[gmpy2.mpz], r: int) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
+    """``floor(a / 2^r)`` and ``ceil(a / 2^r)``, entrywise: the bracket of ``a`` itself."""
+    return [gmpy2.f_div_2exp(x, r) for x in a], [gmpy2.c_div_2exp(x, r) for x in a]
+
+
+def _binomial_bounds(
+    p: int, q: int, s: gmpy2.mpz, t: int, r: int
+) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
+    """A bracket of Alg 6.18's ``a = (s - p', p', 0, ...)`` (``t`` entries), in units of ``2^r``.
+
+    ``p' = floor(s p / q)`` has as many bits as ``s``; with ``S- = floor(s / 2^r)`` and
+    ``S+ = ceil(s / 2^r)``, ``2^r floor(S- p / q) <= p' <= 2^r ceil(S+ p / q)``, and
+    ``s - p'`` lies between ``2^r (S- - ceil(S+ p/q))`` and ``2^r (S+ - floor(S- p/q))``:
+    short numbers only, where computing ``p'`` costs a long division per call.
+    """
+    s_lo, s_hi = _scale_bounds(s, r)
+    p_lo = s_lo * p // q
+    p_hi = gmpy2.c_div(s_hi * p, q)
+    lo = [max(_ZERO, s_lo - p_hi), p_lo] + [_ZERO] * t
+    hi = [s_hi - p_lo, p_hi] + [_ZERO] * t
+    return lo[:t], hi[:t]
+
+
 def _conv_power_bounds(
-    a: list[gmpy2.mpz], i: int, s: int, t: int, r: int
+    a_lo: list[gmpy2.mpz], a_hi: list[gmpy2.mpz], i: int, s: int, t: int, r: int
 ) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
     """Vectors ``lo, hi`` with ``2^r lo <= ApproxConvExp_{s,t}(a, i) <= 2^r hi`` entrywise.
 
-    ``r`` must satisfy ``1 <= r < bitlen(s)``.  With ``S- = floor(s / 2^r)`` and
-    ``S+ = ceil(s / 2^r)``: if ``2^r lo <= b <= 2^r hi`` then, as convolution and
-    floor are monotone on non-negative vectors, ``floor(b*b/s) >= 2^r floor((lo*lo)/S+)``
-    and ``<= 2^r ceil((hi*hi)/S-)``, and likewise with ``a*b*b`` and ``S-^2, S+^2``.
+    ``a_lo, a_hi`` bracket ``a`` the same way (``2^r a_lo <= a <= 2^r a_hi``), e.g.
+    :func:`_vector_bounds`; ``r`` must satisfy ``1 <= r < bitlen(s)``.  With
+    ``S- = floor(s / 2^r)`` and ``S+ = ceil(s / 2^r)``: if ``2^r lo <= b <= 2^r hi``
+    then, as convolution and floor are monotone on non-negative vectors,
+    ``floor(b*b/s) >= 2^r floor((lo*lo)/S+)`` and ``<= 2^r ceil((hi*hi)/S-)``, and
+    likewise with ``a*b*b`` and ``S-^2, S+^2``.
     """
-    s_lo = gmpy2.mpz(s >> r)
-    s_hi = gmpy2.c_div_2exp(gmpy2.mpz(s), r)
+    s_lo, s_hi = _scale_bounds(gmpy2.mpz(s), r)
     s_lo2, s_hi2 = s_lo * s_lo, s_hi * s_hi
-    a_lo = [gmpy2.f_div_2exp(x, r) for x in a]
-    a_hi = [gmpy2.c_div_2exp(x, r) for x in a]
     bits = bin(i)[3:]
     if t == 1:  # scalars, without list overhead: the first round of every Alg 6.18 call
         c_lo, c_hi = a_lo[0], a_hi[0]
@@ -206,14 +235,14 @@ class _RoundCdf:
     """The CDF ``F_k = d_0 + ... + d_k`` of one round of Alg 6.18 (``d = ApproxConvExp``).
 
     Holds certified bounds ``2^r lo_k <= F_k <= 2^r hi_k`` when ``s`` is large (``lo``,
-    ``hi`` kept unshifted), and
-    computes the exact ``F`` only the first time the bounds cannot decide ``F_l >= u``.
+    ``hi`` kept unshifted), and computes the exact ``F`` only the first time the bounds
+    cannot decide ``F_l >= u``.  Subclasses say what ``a`` is.
     """
 
-    __slots__ = ("_a", "_exact", "_hi", "_i", "_lo", "_r", "_s", "_shifted", "_t")
+    __slots__ = ("_exact", "_hi", "_i", "_lo", "_r", "_s", "_shifted", "_t")
 
-    def __init__(self, a: list[gmpy2.mpz], i: int, s: int, t: int) -> None:
-        self._a, self._i, self._s, self._t = a, i, s, t
+    def __init__(self, i: int, s: int, t: int) -> None:
+        self._i, self._s, self._t = i, s, t
         self._r = _precision_shift(i, s, t)
         self._exact: list[gmpy2.mpz] | None = None
         # The bounds stay divided by 2^r: the draw is shifted once instead
@@ -222,15 +251,23 @@ class _RoundCdf:
         self._hi: list[gmpy2.mpz] = []
         self._shifted: tuple[object, gmpy2.mpz] | None = None
         if self._r:
-            lo, hi = _conv_power_bounds(a, i, s, t, self._r)
+            lo, hi = _conv_power_bounds(*self._vector_bounds(self._r), i, s, t, self._r)
             self._lo, self._hi = _prefix_sums(lo), _prefix_sums(hi)
         else:
             self._exact = self._compute_exact()
 
-    def _compute_exact(self) -> list[gmpy2.mpz]:
-        return _prefix_sums(_conv_power(self._a, self._i, self._s, self._t))
+    def _vector(self) -> list[gmpy2.mpz]:
+        """``a``, exactly."""
+        raise NotImplementedError
 
-    def at_least(self, ell: int, u: int) -> bool:
+    def _vector_bounds(self, r: int) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
+        """``a_lo, a_hi`` with ``2^r a_lo <= a <= 2^r a_hi``."""
+        return _vector_bounds(self._vector(), r)
+
+    def _compute_exact(self) -> list[gmpy2.mpz]:
+        return _prefix_sums(_conv_power(self._vector(), self._i, self._s, self._t))
+
+    def at_least(self, ell: int, u: int | PrefixDraw) -> bool:
         """Decide ``F_ell >= u`` exactly; ``u`` (a draw) is only compared with integers.
 
         With bounds, they are always tried first, even once the exact sums are known
@@ -239,7 +276,13 @@ class _RoundCdf:
         """
         exact = self._exact
         if self._r:
-            if not isinstance(u, int | gmpy2.mpz):  # a symbolic draw: compare, never shift
+            if isinstance(u, PrefixDraw):  # a bracket of (u - 1) >> r from the draw's prefix
+                w_lo, w_hi = u.shifted_bounds(self._r)
+                if w_hi < self._lo[ell]:
+                    return True
+                if w_lo >= self._hi[ell]:
+                    return False
+            elif not isinstance(u, int | gmpy2.mpz):  # a symbolic draw: compare, never shift
                 if u <= self._lo[ell] << self._r:
                     return True
                 if u > self._hi[ell] << self._r:
@@ -257,17 +300,55 @@ class _RoundCdf:
             if exact is None:
                 exact = self._exact = self._compute_exact()
         assert exact is not None  # computed in __init__ when there are no bounds
+        if isinstance(u, PrefixDraw):
+            u = u.value()
         return bool(u <= exact[ell])
 
 
+class _VectorRoundCdf(_RoundCdf):
+    """A round's CDF for a given vector ``a``."""
+
+    __slots__ = ("_a",)
+
+    def __init__(self, a: list[gmpy2.mpz], i: int, s: int, t: int) -> None:
+        self._a = a
+        super().__init__(i, s, t)
+
+    def _vector(self) -> list[gmpy2.mpz]:
+        return self._a
+
+
+class _BinomialRoundCdf(_RoundCdf):
+    """A round's CDF for Alg 6.18's ``a = (s - p', p', 0, ...)``, ``p' = floor(s p / q)``.
+
+    ``p'`` is computed only if the exact CDF is needed: the bounds come from
+    :func:`_binomial_bounds`, on numbers of about ``log2 m + 2 log2 t + 64`` bits.
+    """
+
+    __slots__ = ("_p", "_q")
+
+    def __init__(self, p: int, q: int, i: int, s: gmpy2.mpz, t: int) -> None:
+        self._p, self._q = p, q
+        super().__init__(i, s, t)
+
+    def _vector(self) -> list[gmpy2.mpz]:
+        s = gmpy2.mpz(self._s)
+        p_scaled = s * self._p // self._q
+        return ([s - p_scaled, p_scaled] + [_ZERO] * self._t)[: self._t]
+
+    def _vector_bounds(self, r: int) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
+        return _binomial_bounds(self._p, self._q, gmpy2.mpz(self._s), self._t, r)
+
+
 @functools.lru_cache(maxsize=4096)
-def _round_cdf(a: tuple[gmpy2.mpz, ...], i: int, s: gmpy2.mpz, t: int) -> _RoundCdf:
-    """One round's CDF, kept: the same level of the same mechanism recurs across releases,
-    and on every path the exact checker replays (a pure function of public values)."""
-    return _RoundCdf(list(a), i, s, t)
+def _round_cdf(p: int, q: int, i: int, s: gmpy2.mpz, t: int) -> _RoundCdf:
+    """One round's CDF of Alg 6.18, kept: the same level of the same mechanism recurs
+    across releases, and on every path the exact checker replays (a pure function of
+    public values)."""
+    return _BinomialRoundCdf(p, q, i, s, t)
 
 
-class RoundCdf(_RoundCdf):
+class RoundCdf(_VectorRoundCdf):
     """The prefix sums ``F_l`` of ``ApproxConvExp_{s,t}(a, i)``, compared with draws.
 
     Paper: BV Alg 6.16 / Prop 6.15, Alg 6.18 step 4c.  ``at_least(l, u)`` decides
@@ -340,14 +421,12 @@ def _bin_sample(m: int, p: int, q: int, s: int, big_s: gmpy2.mpz, t: int, rng: R
     """
     if t == 0:
         return 0
-    u = draw(rng, s)
-    if type(u) is int:  # the checker's symbolic draws are only ever compared
+    u = draw_compared(rng, s)
+    if type(u) is int:  # the checker's symbolic draws (and prefix draws) are only compared
         u = gmpy2.mpz(u)
-    p_scaled = big_s * p // q
     t_prime = 1
     while t_prime < 2 * t:  # at most 1 + ceil(log2 t) rounds
-        a = ([big_s - p_scaled, p_scaled] + [_ZERO] * t_prime)[:t_prime]
-        cdf = _round_cdf(tuple(a), m, big_s, t_prime)
+        cdf = _round_cdf(p, q, m, big_s, t_prime)
         for ell in range(t_prime // 2, t_prime):
             if cdf.at_least(ell, u):
                 return min(ell, t)

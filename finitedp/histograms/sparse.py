@@ -48,7 +48,7 @@ from ..counting.geosample import GeoSample
 from ..counting.mixing import Mixture
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
-from ..oracle import CountingSource, RandomSource, default_source, draw, uniform_value
+from ..oracle import CountingSource, RandomSource, default_source, draw_compared, uniform_value
 from ..params import (
     check_positive_int,
     exact_fraction,
@@ -155,7 +155,7 @@ class ApproxOrderStatistics:
         counter = CountingSource(rng)
         levels = approx_ord_sample(cdf, n, m, self._s, counter)
         for _ in range(n - counter.calls):
-            draw(rng, self._s)
+            draw_compared(rng, self._s)  # discarded: never converted to an integer
         return levels
 
 
