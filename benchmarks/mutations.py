@@ -38,6 +38,20 @@ class Mutation:
 MUTATIONS = (
     Mutation(
         "finitedp/prefixdraw.py",
+        "def add_block",
+        "and (y - q) >> rel == (w := y >> rel)",
+        "and (y - q + 1) >> rel == (w := y >> rel)",
+        ("tests/test_prefixdraw.py",),
+    ),
+    Mutation(
+        "finitedp/counting/base.py",
+        "def _invert_batch",
+        "if j < size and tops[j] != w:",
+        "if j < size:",
+        ("tests/test_prefixdraw.py",),
+    ),
+    Mutation(
+        "finitedp/prefixdraw.py",
         "def accepts",
         "if head != self.limit_top:",
         "if True:",

@@ -45,7 +45,7 @@ from typing import Protocol, runtime_checkable
 
 from .errors import OracleError, TapeError
 from .params import short_int
-from .prefixdraw import PrefixDraw
+from .prefixdraw import PrefixBatch, PrefixDraw
 from .systemsource import RESEED_BYTES, ChaChaSource, SystemRandomSource, check_domain
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "draw",
     "draw_compared",
     "draws",
+    "draws_shifted",
     "uniform_value",
 ]
 
@@ -267,6 +268,25 @@ def draws(rng: RandomSource, d: int, count: int) -> list[int]:
     if len(out) != count or (out and not (min(out) >= 1 and max(out) <= d)):
         raise OracleError(f"{type(rng).__name__}.uniform_many broke the uniform(d) contract")
     return out
+
+
+def draws_shifted(rng: RandomSource, d: int, count: int, shift: int) -> list[int] | PrefixBatch:
+    """:func:`draws` for a caller that only compares the draws with integers.
+
+    A source with a ``uniform_many_shifted(d, count, shift)`` method (the system
+    sources) may answer with a :class:`~finitedp.prefixdraw.PrefixBatch`: the same
+    bytes and values, each draw known as ``(u - 1) >> shift`` where its first bytes
+    decide it.  Any other source answers through :func:`draws`.
+    """
+    shifted = getattr(rng, "uniform_many_shifted", None)
+    if shifted is None:
+        return draws(rng, d, count)
+    batch: list[int] | PrefixBatch = shifted(d, count, shift)
+    if len(batch) != count:
+        raise OracleError(
+            f"{type(rng).__name__}.uniform_many_shifted broke the uniform(d) contract"
+        )
+    return batch
 
 
 def draw(rng: RandomSource, d: int) -> int:

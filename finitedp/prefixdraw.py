@@ -27,7 +27,9 @@ from the same bytes.
 
 from __future__ import annotations
 
-__all__ = ["PREFIX_BITS", "PrefixDraw", "PrefixPlan"]
+from bisect import bisect_right
+
+__all__ = ["PREFIX_BITS", "PrefixBatch", "PrefixDraw", "PrefixPlan"]
 
 #: Bits of ``d`` kept in a prefix: below ``2^(this + 64)`` nothing is gained, the
 #: draw is converted at once.
@@ -106,3 +108,78 @@ class PrefixDraw:
 
     def __repr__(self) -> str:
         return f"PrefixDraw(d={self._plan.d.bit_length()} bits)"
+
+
+class PrefixBatch:
+    """``count`` accepted rounds of the system mapping, each known as ``(u - 1) >> shift``.
+
+    Made by ``SystemRandomSource.uniform_many_shifted`` for a caller that compares
+    the draws with integers only (``CountingSampler.invert_many``).  For each draw,
+    ``shifted[i]`` is ``(u_i - 1) >> shift`` when the prefix decides it (the bracket of
+    the module notes, with ``R <= shift - 128``: open with probability about
+    ``2^-55``), and ``-1`` otherwise; ``value(i)`` is ``u_i`` itself, from the bytes
+    kept.  Rounds are accepted or rejected exactly as ``uniform_many`` does, in order.
+
+    Args:
+        plan: the domain's plan (``PrefixPlan(d, W, limit)``).
+        shift: ``(u - 1) >> shift`` is what ``shifted`` holds; at least 128.
+    """
+
+    __slots__ = ("_blocks", "_cut", "_plan", "_prefix", "_starts", "shift", "shifted")
+
+    def __init__(self, plan: PrefixPlan, shift: int) -> None:
+        self._plan, self.shift = plan, shift
+        # x = X 2^R + rest with R a multiple of 8 at least 128 bits below the shift.
+        cut = 8 * max(0, (shift - 128) // 8)
+        self._cut, self._prefix = cut, plan.width - cut // 8
+        self.shifted: list[int] = []
+        # Per block read: (its bytes, the index of its first draw, its rejected slots).
+        self._blocks: list[tuple[bytes, int, list[int]]] = []
+        self._starts: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.shifted)
+
+    def add_block(self, block: bytes) -> None:
+        """Take the rounds of ``block`` (whole ``W``-byte words) in order."""
+        plan, cut, size, width = self._plan, self._cut, self._prefix, self._plan.width
+        top, limit_top, rel = plan.d >> cut, plan.limit >> cut, self.shift - cut
+        from_bytes = int.from_bytes
+        heads = [from_bytes(block[at : at + size], "big") for at in range(0, len(block), width)]
+        rejected: list[int] = []
+        if max(heads, default=0) >= limit_top:  # some round needs its whole word (rare)
+            accepted = []
+            for slot, head in enumerate(heads):
+                at = slot * width
+                if head > limit_top or (
+                    head == limit_top and from_bytes(block[at : at + width], "big") >= plan.limit
+                ):
+                    rejected.append(slot)
+                else:
+                    accepted.append(head)
+            heads = accepted
+        self._blocks.append((block, len(self.shifted), rejected))
+        self._starts.append(len(self.shifted))
+        # Q = floor(X / (D + 1)) is the quotient unless X - Q D >= D - 1; then y = u - 1
+        # lies in [(X - Q D - Q) 2^R, (X - Q D + 1) 2^R), whose ends agree after >> rel
+        # unless a multiple of 2^shift falls inside (module notes; -1 marks both cases).
+        top1, top_m1 = top + 1, top - 1
+        self.shifted.extend(
+            [
+                w
+                if (y := h - (q := h // top1) * top) < top_m1 and (y - q) >> rel == (w := y >> rel)
+                else -1
+                for h in heads
+            ]
+        )
+
+    def value(self, i: int) -> int:
+        """``u_i``, exactly as ``uniform(d)`` maps the same bytes."""
+        block, first, rejected = self._blocks[bisect_right(self._starts, i) - 1]
+        slot = i - first
+        for skipped in rejected:  # the k-th accepted word sits after the rejected ones
+            if skipped > slot:
+                break
+            slot += 1
+        width = self._plan.width
+        return int.from_bytes(block[slot * width : (slot + 1) * width], "big") % self._plan.d + 1

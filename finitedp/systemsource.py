@@ -19,7 +19,7 @@ import weakref
 from typing import Any
 
 from .errors import OracleError
-from .prefixdraw import PrefixDraw, PrefixPlan
+from .prefixdraw import PrefixBatch, PrefixDraw, PrefixPlan
 
 __all__ = ["RESEED_BYTES", "ChaChaSource", "SystemRandomSource", "check_domain"]
 
@@ -37,6 +37,8 @@ _BUFFER_BYTES = 1 << 16
 _LONG_DRAW_SHIFT = 1920
 #: The largest single read of :meth:`SystemRandomSource.uniform_many`.
 _CHUNK_BYTES = 1 << 22
+#: Zero bytes to encrypt: a read of up to :data:`_CHUNK_BYTES` takes a view of them.
+_ZEROS = bytes(_CHUNK_BYTES)
 _LIVE_SYSTEM_SOURCES: weakref.WeakSet[SystemRandomSource] = weakref.WeakSet()
 
 
@@ -127,6 +129,22 @@ class SystemRandomSource:
             if plan.accepts(data):
                 return PrefixDraw(data, plan)
 
+    def uniform_many_shifted(self, d: int, count: int, shift: int) -> list[int] | PrefixBatch:
+        """``uniform_many(d, count)`` for a caller that only compares the draws with integers.
+
+        The same reads, the same accepted rounds, the same values; for ``shift >= 128``
+        each draw comes as ``(u - 1) >> shift`` from its first bytes where they decide it
+        (:class:`~finitedp.prefixdraw.PrefixBatch`), and ``x mod d`` is not computed.
+        """
+        if shift < 128:
+            return self.uniform_many(d, count)
+        _, width, limit = self._plan(d)
+        batch = PrefixBatch(PrefixPlan(d, width, limit), shift)
+        per_read = max(1, _CHUNK_BYTES // width)
+        while len(batch) < count:
+            batch.add_block(self._bytes(width * min(per_read, count - len(batch))))
+        return batch
+
     def uniform_many(self, d: int, count: int) -> list[int]:
         """``count`` independent draws ``uniform(d)``, read from the OS in bounded chunks.
 
@@ -197,7 +215,9 @@ class ChaChaSource(SystemRandomSource):
         if self._encryptor is None or self._left < count:
             self._rekey()
         self._left -= count
-        out: bytes = self._encryptor.update(bytes(count))  # the keystream: ChaCha20 of zeros
+        # The keystream is ChaCha20 of zeros; the zeros are made once, not per read.
+        zeros = _ZEROS if count <= len(_ZEROS) else bytes(count)
+        out: bytes = self._encryptor.update(memoryview(zeros)[:count])
         return out
 
     def _rekey(self) -> None:

@@ -16,11 +16,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import finitedp.histograms.approx as approx_module
-from finitedp import ReplaySource, SystemRandomSource
+from finitedp import (
+    BoundedGeometricHistogram,
+    FastSample,
+    GeoSample,
+    ReplaySource,
+    SystemRandomSource,
+)
+from finitedp.counting.base import CountingSampler
+from finitedp.errors import OracleError
 from finitedp.histograms.approx import approx_bin_sample, approx_ord_sample
 from finitedp.histograms.sparse import PureSparseHistogram
-from finitedp.oracle import CountingSource, draw_compared
-from finitedp.prefixdraw import PREFIX_BITS, PrefixDraw, PrefixPlan
+from finitedp.oracle import CountingSource, draw_compared, draws_shifted
+from finitedp.prefixdraw import PREFIX_BITS, PrefixBatch, PrefixDraw, PrefixPlan
 
 
 class ShakeSystemSource(SystemRandomSource):
@@ -41,13 +49,16 @@ class ShakeSystemSource(SystemRandomSource):
 
 
 class Plain:
-    """Forwards ``uniform`` only: every draw is an int, as before prefix draws."""
+    """Forwards ``uniform`` and ``uniform_many``: every draw an int, as before prefix draws."""
 
     def __init__(self, inner: SystemRandomSource) -> None:
         self.inner = inner
 
     def uniform(self, d: int) -> int:
         return self.inner.uniform(d)
+
+    def uniform_many(self, d: int, count: int) -> list[int]:
+        return self.inner.uniform_many(d, count)
 
 
 def mapping(d: int) -> tuple[int, int]:
@@ -224,3 +235,135 @@ def test_ord_sample_with_prefix_draws_matches_plain_draws() -> None:
         got = approx_ord_sample(f.__getitem__, 3, 2**40, int(s), ShakeSystemSource(seed))
         plain = approx_ord_sample(f.__getitem__, 3, 2**40, int(s), Plain(ShakeSystemSource(seed)))
         assert got == plain
+
+
+# -- batches: BoundedGeometricHistogram's draws, one per bin -----------------------
+
+
+@given(
+    st.data(),
+    st.integers(PREFIX_BITS + 8, 2500).flatmap(lambda k: st.integers(2 ** (k - 1) + 1, 2**k)),
+)
+def test_prefix_batch_agrees_with_uniform_many(data: st.DataObject, d: int) -> None:
+    width, limit = mapping(d)
+    span = 1 << (8 * width)
+    q = data.draw(st.integers(0, limit // d - 1))
+    words = data.draw(
+        st.lists(
+            st.integers(0, d.bit_length()).flatmap(
+                lambda k: st.one_of(
+                    st.integers(0, span - 1),
+                    st.integers(max(0, limit - 2**k), min(span - 1, limit + 2**k)),
+                    st.integers(q * d, q * d + 2**k),
+                    st.integers(max(0, (q + 1) * d - 2**k), (q + 1) * d - 1),
+                )
+            ),
+            min_size=1,
+            max_size=12,
+        )
+    )
+    shift = data.draw(st.integers(128, d.bit_length() + 8))
+    plan = PrefixPlan(d, width, limit)
+    batch = PrefixBatch(plan, shift)
+    half = data.draw(st.integers(0, len(words)))  # two blocks: indices run across them
+    for part in (words[:half], words[half:]):
+        batch.add_block(b"".join(w.to_bytes(width, "big") for w in part))
+    accepted = [x for x in words if x < limit]
+    assert len(batch) == len(accepted)
+    for i, x in enumerate(accepted):
+        assert batch.value(i) == x % d + 1
+        assert batch.shifted[i] in (-1, (x % d) >> shift)
+
+
+def test_prefix_batch_usually_decides() -> None:
+    d = 3**5000 + 17
+    width, limit = mapping(d)
+    batch = PrefixBatch(PrefixPlan(d, width, limit), d.bit_length() - 96)
+    batch.add_block(hashlib.shake_256(b"batch").digest(width * 200))
+    assert len(batch) == 200 and -1 not in batch.shifted
+
+
+def test_uniform_many_shifted_reads_like_uniform_many() -> None:
+    d = 5**3000 + 3
+    compared, plain = ShakeSystemSource(b"many"), ShakeSystemSource(b"many")
+    batch = compared.uniform_many_shifted(d, 300, d.bit_length() - 96)
+    assert isinstance(batch, PrefixBatch)
+    assert [batch.value(i) for i in range(300)] == plain.uniform_many(d, 300)
+    assert compared.uniform(10**9) == plain.uniform(10**9)
+    short = compared.uniform_many_shifted(d, 5, 100)  # below 128 bits: plain values
+    assert short == plain.uniform_many(d, 5)
+
+
+def test_draws_shifted_falls_back_and_checks_the_count() -> None:
+    replay = ReplaySource([(10**700, 5), (10**700, 6)])
+    assert draws_shifted(replay, 10**700, 2, 2000) == [5, 6]
+
+    class Short:
+        def uniform(self, d: int) -> int:
+            return 1
+
+        def uniform_many_shifted(self, d: int, count: int, shift: int) -> list[int]:
+            return [1] * (count - 1)
+
+    with pytest.raises(OracleError, match="uniform_many_shifted"):
+        draws_shifted(Short(), 10**700, 3, 2000)
+
+
+@pytest.mark.parametrize(
+    "sampler", [FastSample(200, "1/10", "1/1000"), GeoSample(250, "1/10")], ids=["fast", "geo"]
+)
+@pytest.mark.parametrize("kept", [96, 6])  # 6 bits: table entries tie with draws
+def test_invert_many_on_a_batch_is_invert_many_on_its_values(
+    sampler: CountingSampler, kept: int
+) -> None:
+    d = sampler.d
+    assert d.bit_length() >= CountingSampler.PREFIX_MIN_BITS
+    source = ShakeSystemSource(bytes([kept]))
+    batch = source.uniform_many_shifted(d, 3000, d.bit_length() - kept)
+    assert isinstance(batch, PrefixBatch)
+    values = [batch.value(i) for i in range(3000)]
+    counts = [0] * 2500 + [i % (sampler.n + 1) for i in range(500)]
+    fresh = type(sampler)(*sampler_args(sampler))  # no tables kept from another shift
+    assert fresh.invert_many(counts, batch) == sampler.invert_many(counts, values)
+    assert sampler.invert_many(counts, values) == [
+        sampler(c, u) for c, u in zip(counts, values, strict=True)
+    ]
+
+
+def sampler_args(sampler: CountingSampler) -> tuple[Any, ...]:
+    if isinstance(sampler, FastSample):
+        return (sampler.n, sampler.epsilon, sampler.gamma)
+    return (sampler.n, sampler.epsilon)
+
+
+def test_bounded_geometric_release_is_unchanged_by_prefix_batches() -> None:
+    mech = BoundedGeometricHistogram(100, 3000, "1/10", "1/10")
+    assert mech.sampler.prefix_shift > 0
+    rows = [1 + i % 7 for i in range(100)]
+    for seed in (b"x", b"y"):
+        plain = mech.release(rows, Plain(ShakeSystemSource(seed)))
+        assert mech.release(rows, ShakeSystemSource(seed)) == plain
+
+
+@pytest.mark.parametrize("kept", [96, 2000])
+def test_brackets_at_a_multiple_of_the_shift(kept: int) -> None:
+    # Q = 1 and X - Q D exactly K 2^rel: the draw's low bytes (zero) are below d's, so
+    # u - 1 = x - d sits just under K 2^shift.  Only the lower end's "- Q" (the units
+    # of d cut off, once per quotient) says so: without it the bracket claims K.
+    d = 3**2000 + 12345
+    width, limit = mapping(d)
+    plan = PrefixPlan(d, width, limit)
+    shift = d.bit_length() - kept
+    batch = PrefixBatch(plan, shift)
+    cut = batch._cut
+    assert d % 2**cut and (d >> cut) * 2**cut < d
+    k = 5
+    x = ((d >> cut) + (k << (shift - cut))) << cut
+    assert x // d == 1 and (x % d) >> shift == k - 1
+    batch.add_block(x.to_bytes(width, "big"))
+    assert batch.shifted == [-1] and batch.value(0) == x % d + 1
+    # The single draw's bracket, at r = R + 100: the same edge.
+    r = plan.shift + 100
+    x = ((d >> plan.shift) + (k << 100)) << plan.shift
+    lo, hi = PrefixDraw(memoryview(x.to_bytes(width, "big")), plan).shifted_bounds(r)
+    assert lo <= (x % d) >> r == k - 1 <= hi

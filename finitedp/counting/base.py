@@ -20,6 +20,7 @@ from fractions import Fraction
 
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_count, check_draw
+from ..prefixdraw import PrefixBatch
 from ..ratio import GeometricRatio
 
 __all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int"]
@@ -28,7 +29,7 @@ __all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int"]
 class CountingSampler(ABC):
     """An exact inverse-CDF sampler for one counting query (BV Def 4.1)."""
 
-    __slots__ = ("_d", "_epsilon", "_n", "_ratio", "_zero_table")
+    __slots__ = ("_d", "_epsilon", "_n", "_ratio", "_zero_table", "_zero_tops")
 
     #: How many values of ``F(0, z)`` :meth:`invert_many` keeps for empty bins...
     ZERO_TABLE_SIZE = 1024
@@ -41,6 +42,7 @@ class CountingSampler(ABC):
         self._ratio = ratio
         self._d = d
         self._zero_table: list[int] | None = None
+        self._zero_tops: tuple[int, list[int]] | None = None  # (shift, table >> shift)
 
     @property
     def n(self) -> int:
@@ -116,13 +118,31 @@ class CountingSampler(ABC):
             c = check_count(c, self._n)
         return self._search(c, draw(rng or default_source(), self._d))
 
-    def invert_many(self, counts: Sequence[int], draws: Sequence[int]) -> list[int]:
+    #: :attr:`prefix_shift` keeps this many bits of a draw (and of the CDF values).
+    PREFIX_KEPT_BITS = 96
+    #: Below this many bits of ``d``, converting whole draws is as cheap as prefixes.
+    PREFIX_MIN_BITS = 1024
+
+    @property
+    def prefix_shift(self) -> int:
+        """The shift at which :meth:`invert_many` compares a batch of prefix draws (0: none)."""
+        bits = self._d.bit_length()
+        return bits - self.PREFIX_KEPT_BITS if bits >= self.PREFIX_MIN_BITS else 0
+
+    def invert_many(self, counts: Sequence[int], draws: Sequence[int] | PrefixBatch) -> list[int]:
         """``sampler(c, u)`` for many pairs at once, for histograms over many bins.
 
         Most bins of a large universe are empty, so ``F(0, z)`` for the first
         ``ZERO_TABLE_SIZE`` values of ``z`` is kept once and searched with one C
         bisection; any other pair takes the ordinary search.  Same function, same
         results as calling the sampler pair by pair.
+
+        ``draws`` may be a :class:`~finitedp.prefixdraw.PrefixBatch` taken at
+        :attr:`prefix_shift` (``oracle.draws_shifted``): an empty bin's draw is then
+        searched by its top bits ``w = (u - 1) >> shift`` among the table's
+        ``T >> shift``.  If no entry equals ``w``, every ``T[j]`` is decided
+        (``T[j] >> shift < w`` gives ``T[j] <= u - 1``, ``> w`` gives ``T[j] >= u``),
+        so the index is ``bisect_left(T, u)``; otherwise the draw's value decides.
         """
         table = self._zero_table
         if table is None:
@@ -130,10 +150,31 @@ class CountingSampler(ABC):
             size = max(1, min(self._n, self.ZERO_TABLE_SIZE, fits))
             table = self._zero_table = [int(self.cdf(0, z)) for z in range(size)]
         last, search = table[-1], self._search
+        if isinstance(draws, PrefixBatch):
+            return self._invert_batch(counts, draws, table)
         return [
             bisect_left(table, u) if c == 0 and u <= last else search(c, u)
             for c, u in zip(counts, draws, strict=True)
         ]
+
+    def _invert_batch(
+        self, counts: Sequence[int], batch: PrefixBatch, table: list[int]
+    ) -> list[int]:
+        shift, kept = batch.shift, self._zero_tops
+        if kept is None or kept[0] != shift:
+            kept = self._zero_tops = (shift, [x >> shift for x in table])
+        tops = kept[1]
+        size, last, search, value = len(table), table[-1], self._search, batch.value
+        out = []
+        for i, (c, w) in enumerate(zip(counts, batch.shifted, strict=True)):
+            if c == 0 and w >= 0:
+                j = bisect_left(tops, w)
+                if j < size and tops[j] != w:
+                    out.append(j)
+                    continue
+            u = value(i)
+            out.append(bisect_left(table, u) if c == 0 and u <= last else search(c, u))
+        return out
 
     def scaled_cdf_at_zero(self, z: int) -> int:
         """``F_M(z)`` of BV Def 4.3: ``d * Pr[M(0, U) <= z]``, for ``z`` in ``[0, n]``."""

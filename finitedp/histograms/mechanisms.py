@@ -28,7 +28,7 @@ from ..counting.fastsample import FastSample
 from ..counting.geosample import GeoSample
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
-from ..oracle import RandomSource, default_source, draws
+from ..oracle import RandomSource, default_source, draws_shifted
 from ..params import check_positive_int, exact_fraction, inverse_natural
 from .bounds import basic_accuracy, stability_accuracy, stability_threshold
 from .dataset import check_universe, dataset_counts
@@ -264,7 +264,9 @@ class BoundedGeometricHistogram(HistogramMechanism):
         noisy: list[int] = []
         for start in range(0, m, batch):
             size = min(batch, m - start)
-            noisy += sampler.invert_many(counts[start : start + size], draws(rng, sampler.d, size))
+            # Empty bins only compare their draws: prefixes of them do (oracle.draws_shifted).
+            batch_draws = draws_shifted(rng, sampler.d, size, sampler.prefix_shift)
+            noisy += sampler.invert_many(counts[start : start + size], batch_draws)
         return PartialHistogram.from_pairs(m, zip(range(1, m + 1), noisy, strict=True))
 
     def __repr__(self) -> str:
