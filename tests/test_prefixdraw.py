@@ -61,6 +61,19 @@ class Plain:
         return self.inner.uniform_many(d, count)
 
 
+def count_forced_values(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one each time a prefix draw computes its value."""
+    forced: list[int] = []
+    original = PrefixDraw.value
+
+    def spy(self: PrefixDraw) -> int:
+        forced.append(1)
+        return original(self)
+
+    monkeypatch.setattr(PrefixDraw, "value", spy)
+    return forced
+
+
 def mapping(d: int) -> tuple[int, int]:
     """``W`` and ``limit`` of SPEC.md's system mapping."""
     width = ((d - 1).bit_length() + 64 + 7) // 8
@@ -183,14 +196,7 @@ def test_pure_sparse_release_is_unchanged_by_prefix_draws(
     mech = PureSparseHistogram(40, 2**64, "1/2", "1/16")
     assert mech.precision.bit_length() > PREFIX_BITS + 64
     rows = [7] * 20 + [9] * 5 + list(range(100, 115))
-    forced = []
-    original = PrefixDraw.value
-
-    def spy(self: PrefixDraw) -> int:
-        forced.append(1)
-        return original(self)
-
-    monkeypatch.setattr(PrefixDraw, "value", spy)
+    forced = count_forced_values(monkeypatch)
     with_prefix = mech.release(rows, ShakeSystemSource(seed))
     assert mech.release(rows, Plain(ShakeSystemSource(seed))) == with_prefix
     assert not forced  # decided from the prefixes alone
@@ -208,14 +214,7 @@ def test_bin_sample_forces_the_value_when_the_bounds_cannot_decide(
 
     monkeypatch.setattr(approx_module, "_precision_shift", shift)
     approx_module._round_cdf.cache_clear()
-    forced = []
-    original = PrefixDraw.value
-
-    def spy(self: PrefixDraw) -> int:
-        forced.append(1)
-        return original(self)
-
-    monkeypatch.setattr(PrefixDraw, "value", spy)
+    forced = count_forced_values(monkeypatch)
     try:
         for i in range(30):
             seed = bytes([i])
