@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import dataclasses
 import itertools
 import operator
 import pickle
@@ -29,6 +30,7 @@ from finitedp.checker import (
     explore,
     hockey_stick,
     is_distribution,
+    iter_paths,
     max_privacy_ratio,
     max_ratio,
     privacy_ratio,
@@ -392,6 +394,34 @@ def test_leaf_limit() -> None:
 
     with pytest.raises(CheckerLimitError, match="limit = 50"):
         explore(rejection, limit=50)
+
+
+def test_iter_paths_streams_the_leaves_of_explore() -> None:
+    def two_draws(rng: Any) -> tuple[bool, bool]:
+        return rng.uniform(6) <= 2, rng.uniform(10**40) <= 10**39
+
+    streamed = iter_paths(two_draws)
+    first = next(streamed)  # one run, not the whole tree
+    assert [first, *streamed] == explore(two_draws)
+    exactly_fifty = iter_paths(lambda rng: rng.uniform(50) <= 0 or int(rng.uniform(50)), limit=50)
+    assert len(list(exactly_fifty)) == 50
+    with pytest.raises(CheckerLimitError, match="limit = 49"):
+        list(iter_paths(lambda rng: int(rng.uniform(50)), limit=49))
+
+
+def test_iter_paths_checks_the_total_after_the_last_leaf(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A checker bug that lost mass must be reported at the end of the stream.
+    import finitedp.checker.symbolic as symbolic
+
+    original = symbolic._leaf
+
+    def lossy(output: Any, draws: Any) -> Any:
+        path = original(output, draws)
+        return dataclasses.replace(path, probability=path.probability / 2)
+
+    monkeypatch.setattr(symbolic, "_leaf", lossy)
+    with pytest.raises(ExplorationError, match="sum to 1/2"):
+        list(iter_paths(lambda rng: rng.uniform(4) <= 1))
 
 
 def test_nondeterminism_is_detected() -> None:

@@ -24,6 +24,7 @@ from .symbolic import (
     SymbolicDraw,
     exact_distribution,
     explore,
+    iter_paths,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "explore",
     "hockey_stick",
     "is_distribution",
+    "iter_paths",
     "max_privacy_ratio",
     "max_ratio",
     "privacy_ratio",

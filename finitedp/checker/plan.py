@@ -18,7 +18,7 @@ from typing import Any
 from ..counting.base import CountingSampler
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource
-from .symbolic import DEFAULT_LIMIT, explore
+from .symbolic import DEFAULT_LIMIT, ExactSum, iter_paths
 
 __all__ = [
     "AccuracyClaim",
@@ -169,23 +169,25 @@ class AuditPlan:
 
 def sum_exact(probabilities: Iterable[Fraction]) -> Fraction:
     """Sum fractions, adding numerators per denominator first (most paths share one)."""
-    by_denominator: dict[int, int] = {}
-    for p in probabilities:
-        by_denominator[p.denominator] = by_denominator.get(p.denominator, 0) + p.numerator
-    return sum((Fraction(k, d) for d, k in by_denominator.items()), Fraction(0))
+    return ExactSum(probabilities).total()
 
 
 def explorer(release: Callable[[Dataset, RandomSource], Any], limit: int) -> Explorer:
     """Explore ``release(data, rng)`` exactly: its law, its oracle-domain sequences, its paths."""
 
     def run(data: Dataset) -> Explored:
-        paths = explore(release, data, limit=limit)
-        grouped: dict[Any, list[Fraction]] = {}
-        for path in paths:
-            grouped.setdefault(path.output, []).append(path.probability)
-        law = {out: ps[0] if len(ps) == 1 else sum_exact(ps) for out, ps in grouped.items()}
-        traces = frozenset(tuple(draw.d for draw in path.draws) for path in paths)
-        return Explored(law, traces, len(paths))
+        # Streamed: the law's numerators are summed per output and denominator as the
+        # leaves come, so memory follows the outputs, not the paths (millions for a
+        # whole PureSparseHistogram at n = 2).
+        sums: dict[Any, ExactSum] = {}
+        traces: set[tuple[int, ...]] = set()
+        count = 0
+        for path in iter_paths(release, data, limit=limit):
+            count += 1
+            sums.setdefault(path.output, ExactSum()).add(path.probability)
+            traces.add(tuple(draw.d for draw in path.draws))
+        law = {out: total.total() for out, total in sums.items()}
+        return Explored(law, frozenset(traces), count)
 
     return run
 

@@ -58,7 +58,7 @@ concretized before the run ends, so ``return rng.uniform(3)`` works.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Generic, TypeVar, cast
@@ -71,11 +71,13 @@ __all__ = [
     "DEFAULT_LIMIT",
     "DrawRecord",
     "EnumeratingSource",
+    "ExactSum",
     "ExplorationError",
     "Path",
     "SymbolicDraw",
     "exact_distribution",
     "explore",
+    "iter_paths",
 ]
 
 #: Default bound on the values a concretization or division may branch over,
@@ -236,12 +238,54 @@ def _leaf(output: _T, draws: list[_Draw]) -> Path[_T]:
     )
 
 
-def _exact_sum(probabilities: Iterable[Fraction]) -> Fraction:
-    """Sum fractions, adding numerators as ints per denominator first (most share one)."""
-    by_denominator: dict[int, int] = {}
-    for p in probabilities:
-        by_denominator[p.denominator] = by_denominator.get(p.denominator, 0) + p.numerator
-    return sum((Fraction(n, d) for d, n in by_denominator.items()), Fraction(0))
+class ExactSum:
+    """A running sum of fractions, adding numerators as ints per denominator (most
+    paths share one), so that millions of terms cost no gcd each."""
+
+    __slots__ = ("_by_denominator",)
+
+    def __init__(self, terms: Iterable[Fraction] = ()) -> None:
+        self._by_denominator: dict[int, int] = {}
+        for p in terms:
+            self.add(p)
+
+    def add(self, p: Fraction) -> None:
+        """Add one term."""
+        by = self._by_denominator
+        by[p.denominator] = by.get(p.denominator, 0) + p.numerator
+
+    def total(self) -> Fraction:
+        """The sum so far, exactly."""
+        return sum((Fraction(k, d) for d, k in self._by_denominator.items()), Fraction(0))
+
+
+def iter_paths(
+    fn: Callable[..., _T], /, *args: object, limit: int = DEFAULT_LIMIT, **kwargs: object
+) -> Iterator[Path[_T]]:
+    """The leaves of :func:`explore`, one at a time: memory for one path, not all of them.
+
+    The check that the probabilities sum to 1 is made after the last leaf, so a
+    consumer that stops early does not get it.  Arguments and exceptions as
+    :func:`explore`.
+    """
+    if "rng" in kwargs:
+        raise ParameterError("rng: the checker supplies rng itself; do not pass it")
+    source = EnumeratingSource(limit)
+    total, visited = ExactSum(), 0
+    while True:
+        path = source._run(fn, args, kwargs)
+        visited += 1
+        total.add(path.probability)
+        yield path
+        if not source._advance():
+            break
+        if visited >= source.limit:
+            raise CheckerLimitError(
+                f"fn has more than limit = {source.limit} leaves; "
+                f"raise the limit or check a smaller instance"
+            )
+    if total.total() != 1:
+        raise ExplorationError(f"path probabilities sum to {total.total()}, not 1 (a checker bug?)")
 
 
 def explore(
@@ -266,21 +310,7 @@ def explore(
         ParameterError: ``limit`` is not positive, or ``rng`` is in ``kwargs``.
         ParameterTypeError: ``limit`` is not an int.
     """
-    if "rng" in kwargs:
-        raise ParameterError("rng: the checker supplies rng itself; do not pass it")
-    source = EnumeratingSource(limit)
-    paths = [source._run(fn, args, kwargs)]
-    while source._advance():
-        if len(paths) >= source.limit:
-            raise CheckerLimitError(
-                f"fn has more than limit = {source.limit} leaves; "
-                f"raise the limit or check a smaller instance"
-            )
-        paths.append(source._run(fn, args, kwargs))
-    total = _exact_sum(path.probability for path in paths)
-    if total != 1:
-        raise ExplorationError(f"path probabilities sum to {total}, not 1 (a checker bug?)")
-    return paths
+    return list(iter_paths(fn, *args, limit=limit, **kwargs))
 
 
 def exact_distribution(
@@ -304,13 +334,13 @@ def exact_distribution(
         ParameterError: as for :func:`explore`.
         TypeError: ``fn`` returned an unhashable value.
     """
-    grouped: dict[_H, list[Fraction]] = {}
-    for path in explore(fn, *args, limit=limit, **kwargs):
+    grouped: dict[_H, ExactSum] = {}
+    for path in iter_paths(fn, *args, limit=limit, **kwargs):
         try:
             hash(path.output)
         except TypeError:
             raise TypeError(
                 f"fn returned an unhashable {type(path.output).__name__}; return a tuple instead"
             ) from None
-        grouped.setdefault(path.output, []).append(path.probability)
-    return {output: ps[0] if len(ps) == 1 else _exact_sum(ps) for output, ps in grouped.items()}
+        grouped.setdefault(path.output, ExactSum()).add(path.probability)
+    return {output: law.total() for output, law in grouped.items()}
