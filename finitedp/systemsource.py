@@ -6,9 +6,10 @@ Paper: BV Section 2.4 (the oracle ``uniform(d)``); ``SPEC.md``, "System source"
 :class:`SystemRandomSource` reads ``os.urandom``; :class:`ChaChaSource`, the
 default source of every mechanism (:func:`finitedp.oracle.default_source`), maps
 the bytes of a ChaCha20 keystream the same way.  Both answer ``uniform(d)``,
-``uniform_many(d, count)`` (batched, the same law) and ``uniform_compared(d)``
-(the same bytes and value, computed only when a comparison needs it:
-:mod:`finitedp.prefixdraw`).  Re-exported by :mod:`finitedp.oracle`, which
+``uniform_many(d, count)`` (batched, the same law), and for callers that only
+compare draws with integers ``uniform_compared(d)`` and ``uniform_many_shifted(d,
+count, shift)`` (the same bytes and values, decided from a prefix of each draw
+where it can be: :mod:`finitedp.prefixdraw`).  Re-exported by :mod:`finitedp.oracle`, which
 describes the rejection loop and the other sources.
 """
 
@@ -55,9 +56,10 @@ if hasattr(os, "register_at_fork"):
 class SystemRandomSource:
     """The operating system's CSPRNG (``os.urandom``), with exact rejection sampling.
 
-    This is the default source of every mechanism.  Bytes are read from the OS
-    64 KiB at a time (one system call per draw would dominate a FastSample
-    draw); the buffer is dropped in a forked child, and bytes are never reused.
+    :class:`ChaChaSource`, the default, maps the bytes of a keystream the same
+    way.  Bytes are read from the OS 64 KiB at a time (one system call per draw
+    would dominate a FastSample draw); the buffer is dropped in a forked child,
+    and bytes are never reused.
 
     >>> 1 <= SystemRandomSource().uniform(6) <= 6
     True
