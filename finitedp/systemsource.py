@@ -142,10 +142,15 @@ class SystemRandomSource:
             return self.uniform_many(d, count)
         _, width, limit = self._plan(d)
         batch = PrefixBatch(PrefixPlan(d, width, limit), shift)
-        per_read = max(1, _CHUNK_BYTES // width)
         while len(batch) < count:
-            batch.add_block(self._bytes(width * min(per_read, count - len(batch))))
+            batch.add_block(self._read_words(width, count - len(batch)))
         return batch
+
+    def _read_words(self, width: int, wanted: int) -> bytes:
+        """The next read of the batched forms: ``wanted`` words of ``width`` bytes, at
+        most :data:`_CHUNK_BYTES` (or one word) at a time, outside the 64 KiB buffer.
+        One rule for both batched forms, so that they consume the same bytes."""
+        return self._bytes(width * min(max(1, _CHUNK_BYTES // width), wanted))
 
     def uniform_many(self, d: int, count: int) -> list[int]:
         """``count`` independent draws ``uniform(d)``, read from the OS in bounded chunks.
@@ -154,7 +159,6 @@ class SystemRandomSource:
         memory is that of the draws returned, not ``width * count`` bytes at once.
         """
         _, width, limit = self._plan(d)
-        per_read = max(1, _CHUNK_BYTES // width)
         # For long domains x mod d is the costliest step; x < 2^(k+72) has a quotient
         # below 2^73, estimated from the top 128 bits of d (never above the true one)
         # and corrected by a subtraction or two: the same value, about 2x faster.
@@ -162,7 +166,7 @@ class SystemRandomSource:
         top = (d >> shift) + 1
         out: list[int] = []
         while len(out) < count:
-            block = self._bytes(width * min(per_read, count - len(out)))
+            block = self._read_words(width, count - len(out))
             for start in range(0, len(block), width):
                 x = int.from_bytes(block[start : start + width], "big")
                 if x >= limit:
