@@ -19,8 +19,8 @@ of width ``2^r`` (``r`` chosen so that about ``log2(m) + 2 log2(t') + 64`` bits 
 floors and convolutions of non-negative vectors are monotone, so lower and upper
 bounds propagate through every step and bracket each exact ``F_l``.  A comparison
 the bounds decide is the comparison Alg 6.18 makes; only if ``u`` falls inside a
-gap (probability about ``2^-60`` per call) is the exact Alg 6.16 run.  See
-``proofs_notes/approx_sampling.md``.
+gap (probability about ``2^-60`` per call) is the exact Alg 6.16 run.  The bounds
+are in :mod:`.intervals`; see ``proofs_notes/approx_sampling.md``.
 
 Everything is integer arithmetic (``gmpy2.mpz`` in the hot paths); the only
 randomness is :func:`finitedp.oracle.draw`, and draws are only compared with
@@ -40,6 +40,12 @@ from ..oracle import RandomSource, draw_compared
 from ..params import short_int
 from ..prefixdraw import PrefixDraw
 from .convolution import _ZERO, _convolve, _int_at_least, _vector, convolve
+from .intervals import (
+    _binomial_bounds,
+    _conv_power_bounds,
+    _precision_shift,
+    _vector_bounds,
+)
 
 __all__ = [
     "RoundCdf",
@@ -48,16 +54,6 @@ __all__ = [
     "approx_ord_sample",
     "convolve",
 ]
-
-#: Bits kept beyond ``log2(m) + 2 log2(t')`` by the interval pass of Alg 6.16: a
-#: draw then falls between the bounds with probability about ``2^-60`` per call.
-_GUARD_BITS = 64
-
-#: The interval pass runs when ``s`` has more than this many times the bits it keeps.
-#: Below that, its two bounds cost more than the exact numbers: both are short and
-#: Python's per-operation overhead dominates (measured crossover near 1000-bit ``s``).
-_INTERVAL_MIN_RATIO = 8
-
 
 # -- Alg 6.16: ApproxConvExp -----------------------------------------------------
 
@@ -139,85 +135,6 @@ def approx_conv_exp(a: Sequence[int], i: int, s: int, t: int) -> list[int]:
     """
     va, i, s, t = _check_conv_exp(a, i, s, t)
     return [int(x) for x in _conv_power(va, i, s, t)]
-
-
-def _precision_shift(i: int, s: int, t: int) -> int:
-    """The ``r`` of the interval pass of Alg 6.16, or 0 when exact arithmetic is as cheap."""
-    kept = i.bit_length() + 2 * t.bit_length() + _GUARD_BITS
-    if s.bit_length() <= _INTERVAL_MIN_RATIO * kept:
-        return 0
-    return s.bit_length() - kept
-
-
-@functools.lru_cache(maxsize=64)
-def _scale_bounds(s: gmpy2.mpz, r: int) -> tuple[gmpy2.mpz, gmpy2.mpz]:
-    """``S- = floor(s / 2^r)`` and ``S+ = ceil(s / 2^r)``, kept: each shift reads all of ``s``."""
-    return s >> r, gmpy2.c_div_2exp(s, r)
-
-
-def _vector_bounds(a: list[gmpy2.mpz], r: int) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
-    """``floor(a / 2^r)`` and ``ceil(a / 2^r)``, entrywise: the bracket of ``a`` itself."""
-    return [gmpy2.f_div_2exp(x, r) for x in a], [gmpy2.c_div_2exp(x, r) for x in a]
-
-
-def _binomial_bounds(
-    p: int, q: int, s: gmpy2.mpz, t: int, r: int
-) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
-    """A bracket of Alg 6.18's ``a = (s - p', p', 0, ...)`` (``t`` entries), in units of ``2^r``.
-
-    ``p' = floor(s p / q)`` has as many bits as ``s``; with ``S- = floor(s / 2^r)`` and
-    ``S+ = ceil(s / 2^r)``, ``2^r floor(S- p / q) <= p' <= 2^r ceil(S+ p / q)``, and
-    ``s - p'`` lies between ``2^r (S- - ceil(S+ p/q))`` and ``2^r (S+ - floor(S- p/q))``:
-    short numbers only, where computing ``p'`` costs a long division per call.
-    """
-    s_lo, s_hi = _scale_bounds(s, r)
-    p_lo = s_lo * p // q
-    p_hi = gmpy2.c_div(s_hi * p, q)
-    lo = [max(_ZERO, s_lo - p_hi), p_lo] + [_ZERO] * t
-    hi = [s_hi - p_lo, p_hi] + [_ZERO] * t
-    return lo[:t], hi[:t]
-
-
-def _conv_power_bounds(
-    a_lo: list[gmpy2.mpz], a_hi: list[gmpy2.mpz], i: int, s: int, t: int, r: int
-) -> tuple[list[gmpy2.mpz], list[gmpy2.mpz]]:
-    """Vectors ``lo, hi`` with ``2^r lo <= ApproxConvExp_{s,t}(a, i) <= 2^r hi`` entrywise.
-
-    ``a_lo, a_hi`` bracket ``a`` the same way (``2^r a_lo <= a <= 2^r a_hi``), e.g.
-    :func:`_vector_bounds`; ``r`` must satisfy ``1 <= r < bitlen(s)``.  With
-    ``S- = floor(s / 2^r)`` and ``S+ = ceil(s / 2^r)``: if ``2^r lo <= b <= 2^r hi``
-    then, as convolution and floor are monotone on non-negative vectors,
-    ``floor(b*b/s) >= 2^r floor((lo*lo)/S+)`` and ``<= 2^r ceil((hi*hi)/S-)``, and
-    likewise with ``a*b*b`` and ``S-^2, S+^2``.
-    """
-    s_lo, s_hi = _scale_bounds(gmpy2.mpz(s), r)
-    s_lo2, s_hi2 = s_lo * s_lo, s_hi * s_hi
-    bits = bin(i)[3:]
-    if t == 1:  # scalars, without list overhead: the first round of every Alg 6.18 call
-        c_lo, c_hi = a_lo[0], a_hi[0]
-        x_lo, x_hi = c_lo, c_hi
-        for bit in bits:
-            if bit == "0":
-                x_lo = x_lo * x_lo // s_hi
-                x_hi = gmpy2.c_div(x_hi * x_hi, s_lo)
-            else:
-                x_lo = c_lo * x_lo * x_lo // s_hi2
-                x_hi = gmpy2.c_div(c_hi * x_hi * x_hi, s_lo2)
-            if x_hi > s_hi:
-                x_hi = s_hi
-        return [x_lo], [x_hi]
-    lo, hi = a_lo, a_hi
-    for bit in bits:
-        low, high = _convolve(lo, lo, t), _convolve(hi, hi, t)
-        if bit == "0":
-            lo = [x // s_hi for x in low]
-            hi = [gmpy2.c_div(x, s_lo) for x in high]
-        else:
-            lo = [x // s_hi2 for x in _convolve(a_lo, low, t)]
-            hi = [gmpy2.c_div(x, s_lo2) for x in _convolve(a_hi, high, t)]
-        # Every exact entry is at most s <= 2^r S+ (Prop 6.15 i): keeps hi from growing.
-        hi = [x if x <= s_hi else s_hi for x in hi]
-    return lo, hi
 
 
 # -- Alg 6.18: ApproxBinSample ---------------------------------------------------
