@@ -13,6 +13,7 @@ from .measures import (
     max_privacy_ratio,
     max_ratio,
     privacy_ratio,
+    renyi_moment,
     statistical_distance,
 )
 from .symbolic import (
@@ -46,5 +47,6 @@ __all__ = [
     "max_privacy_ratio",
     "max_ratio",
     "privacy_ratio",
+    "renyi_moment",
     "statistical_distance",
 ]

@@ -37,6 +37,7 @@ __all__ = [
     "max_privacy_ratio",
     "max_ratio",
     "privacy_ratio",
+    "renyi_moment",
     "statistical_distance",
 ]
 
@@ -218,6 +219,37 @@ def hockey_stick(p: Distribution, q: Distribution, exp_epsilon: Fraction) -> Fra
     pv, qv = _validated(p, "p"), _validated(q, "q")
     excess = (v - c * qv.get(o, 0) for o, v in pv.items())
     return sum((e for e in excess if e > 0), Fraction(0))
+
+
+def renyi_moment(p: Distribution, q: Distribution, order: int) -> Ratio:
+    """``sum_o p(o)^order q(o)^(1 - order)``; the Renyi divergence is its log over ``order - 1``.
+
+    For an integer ``order >= 2`` the sum is rational, so a claim
+    ``D_order(p || q) <= tau`` is decided exactly as ``moment <= e^((order - 1) tau)``
+    (:func:`~finitedp.exactmath.compare_exp`).
+
+    >>> half, quarter = Fraction(1, 2), Fraction(1, 4)
+    >>> renyi_moment({0: half, 1: half}, {0: quarter, 1: 1 - quarter}, 2)
+    Fraction(4, 3)
+
+    Returns:
+        The moment, or :data:`INFINITY` if some ``p(o) > 0 = q(o)``.
+
+    Raises:
+        ParameterError: ``order`` is not an integer ``>= 2``, or a probability outside ``[0, 1]``.
+    """
+    if isinstance(order, bool) or not isinstance(order, int) or order < 2:
+        raise ParameterError(f"order: got {order!r}; it must be an int >= 2")
+    pv, qv = _validated(p, "p"), _validated(q, "q")
+    total = Fraction(0)
+    for o, v in pv.items():
+        if v == 0:
+            continue
+        w = qv.get(o, Fraction(0))
+        if w == 0:
+            return INFINITY
+        total += v**order / w ** (order - 1)
+    return total
 
 
 @overload

@@ -1,0 +1,200 @@
+"""Certified conversions between privacy notions: every figure a rational bound, never a float.
+
+Paper: Bun & Steinke, *Concentrated Differential Privacy* (TCC 2016; BS16),
+Prop 1.3 (``rho``-zCDP gives ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP) and
+Prop 1.4 (pure ``eps``-DP gives ``eps^2/2``-zCDP); Canonne, Kamath & Steinke,
+*The Discrete Gaussian for Differential Privacy* (2020; CKS20), Prop 12 and
+Cor 13: ``(alpha, tau)``-RDP gives ``(eps, delta)``-DP with
+
+    delta = exp((alpha - 1)(tau - eps)) / (alpha - 1) * (1 - 1/alpha)^alpha,
+
+and ``rho``-zCDP is ``(alpha, alpha rho)``-RDP at every order.
+
+Every irrational quantity (a logarithm, an exponential, a square root) is
+bracketed between rationals (:mod:`finitedp.exactmath`), and the side of the
+bracket that keeps the statement true is the one returned: an ``epsilon`` is
+rounded up, a ``delta`` up.  The order ``alpha`` at which CKS20's bound is
+evaluated is a choice, not a claim: any ``alpha > 1`` gives a valid bound, so
+the search for a good one may be approximate, and it is done in rationals.
+
+>>> zcdp_to_dp_bs(Fraction(1, 2), Fraction(1, 10**6)) > 5   # 0.5 + 2 sqrt(0.5 ln 10^6) = 5.75...
+True
+>>> eps = zcdp_epsilon(Fraction(1, 2), Fraction(1, 10**6))
+>>> Fraction(52, 10) < eps < Fraction(53, 10)                # CKS20 Cor 13: tighter
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from math import isqrt
+
+from ..errors import ParameterError
+from ..exactmath import exp_bounds, ln_bounds, simplest_between
+
+__all__ = [
+    "cks_delta",
+    "sqrt_upper",
+    "zcdp_epsilon",
+    "zcdp_to_dp_bs",
+]
+
+#: Bits of every bracket: the rounding it adds to a figure is about ``2^-PRECISION``.
+PRECISION = 80
+
+#: Bisection steps of :func:`zcdp_epsilon`: the epsilon returned is within
+#: ``2^-STEPS`` (relative) of the least the bound allows.
+STEPS = 32
+
+
+def sqrt_upper(x: Fraction, bits: int = PRECISION) -> Fraction:
+    """A rational ``>= sqrt(x)``, within ``2^-bits`` of it (``x >= 0``).
+
+    >>> sqrt_upper(Fraction(4))
+    Fraction(2, 1)
+    """
+    if x < 0:
+        raise ParameterError(f"sqrt_upper: got {x}; need x >= 0")
+    scaled = x * (1 << (2 * bits))
+    top = -(-scaled.numerator // scaled.denominator)
+    root = isqrt(top)
+    if root * root < top:
+        root += 1
+    return Fraction(root, 1 << bits)
+
+
+def ln_upper(x: Fraction) -> Fraction:
+    """A rational ``>= ln x``."""
+    return ln_bounds(x, PRECISION)[1]
+
+
+def ln_lower(x: Fraction) -> Fraction:
+    """A rational ``<= ln x``."""
+    return ln_bounds(x, PRECISION)[0]
+
+
+def exp_upper(x: Fraction) -> Fraction:
+    """A rational ``>= e^x``."""
+    return exp_bounds(x, PRECISION)[1]
+
+
+def zcdp_to_dp_bs(rho: Fraction, delta: Fraction) -> Fraction:
+    """BS16 Prop 1.3: ``rho``-zCDP gives ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP.
+
+    The ``epsilon`` returned is rounded up.
+    """
+    rho, delta = Fraction(rho), Fraction(delta)
+    if rho < 0 or not 0 < delta < 1:
+        raise ParameterError(f"need rho >= 0 and delta in (0, 1), got rho = {rho}, delta = {delta}")
+    return rho + 2 * sqrt_upper(rho * ln_upper(1 / delta))
+
+
+_ORDER_TERMS: dict[Fraction, Fraction] = {}
+
+
+def _order_term(alpha: Fraction) -> Fraction:
+    """An upper bound of ``alpha ln(1 - 1/alpha) - ln(alpha - 1)``, kept per order."""
+    term = _ORDER_TERMS.get(alpha)
+    if term is None:
+        term = alpha * ln_upper(1 - 1 / alpha) - ln_lower(alpha - 1)
+        if len(_ORDER_TERMS) < 4096:
+            _ORDER_TERMS[alpha] = term
+    return term
+
+
+def _orders(rho: Fraction, epsilon: Fraction, integer_orders: bool) -> list[Fraction]:
+    """Orders near ``(eps + rho)/(2 rho)``: integers, and (for all orders) quarters."""
+    centre = (epsilon + rho) / (2 * rho)
+    whole = centre.numerator // centre.denominator
+    found = {Fraction(max(2, whole + j)) for j in (-1, 0, 1, 2)}
+    if not integer_orders:
+        quarter = (4 * centre).numerator // (4 * centre).denominator
+        found |= {Fraction(quarter + j, 4) for j in (-1, 0, 1, 2)}
+    return sorted(a for a in found if a > 1)
+
+
+def _log_delta_upper(
+    rho: Fraction, epsilon: Fraction, integer_orders: bool
+) -> tuple[Fraction, Fraction]:
+    """The least certified upper bound of ``ln delta`` over :func:`_orders`, and its order."""
+    best: tuple[Fraction, Fraction] | None = None
+    for alpha in _orders(rho, epsilon, integer_orders):
+        # CKS20 Prop 12 at tau = alpha rho: ln delta = (alpha - 1)(tau - eps) + the order term.
+        value = (alpha - 1) * (alpha * rho - epsilon) + _order_term(alpha)
+        if best is None or value < best[0]:
+            best = (value, alpha)
+    assert best is not None
+    return best
+
+
+def cks_delta(
+    rho: Fraction, epsilon: Fraction, *, integer_orders: bool = False
+) -> tuple[Fraction, Fraction]:
+    """A certified ``delta`` for ``rho``-zCDP at ``epsilon`` (CKS20 Cor 13), and the order used.
+
+    The orders tried are near ``alpha = (eps + rho) / (2 rho)`` (the minimiser of
+    the exponent's leading term; BS16's proof of Prop 1.3): the integers
+    around it and, unless ``integer_orders`` (guarantees that hold at integer
+    orders only), the quarters around it; the best certified bound is kept.
+
+    Returns:
+        ``(delta, alpha)``: ``delta`` is at most 1.
+
+    >>> delta, alpha = cks_delta(Fraction(1, 2), Fraction(5))
+    >>> alpha, Fraction(1, 10**6) < delta < Fraction(4, 10**6)
+    (Fraction(23, 4), True)
+    """
+    rho, epsilon = Fraction(rho), Fraction(epsilon)
+    if rho < 0 or epsilon < 0:
+        raise ParameterError(f"need rho >= 0 and epsilon >= 0, got {rho}, {epsilon}")
+    if rho == 0:
+        return Fraction(0), Fraction(2)
+    log_delta, alpha = _log_delta_upper(rho, epsilon, integer_orders)
+    return (exp_upper(log_delta), alpha) if log_delta < 0 else (Fraction(1), alpha)
+
+
+def zcdp_epsilon(rho: Fraction, delta: Fraction, *, integer_orders: bool = False) -> Fraction:
+    """The least ``epsilon`` (to ``2^-STEPS`` relative, rounded up) with CKS20's ``delta <= delta``.
+
+    Starts from BS16 Prop 1.3's ``epsilon`` (always valid) and bisects below
+    it, deciding ``delta(eps) <= delta`` as ``ln delta(eps) <= ln delta`` between
+    certified bounds; the answer is one at which that was decided, so it never
+    claims more than the bound proves.
+
+    Raises:
+        ParameterError: ``rho < 0`` or ``delta`` outside ``(0, 1)``.
+    """
+    rho, delta = Fraction(rho), Fraction(delta)
+    high = zcdp_to_dp_bs(rho, delta)
+    if rho == 0:
+        return Fraction(0)
+    target = ln_lower(delta)
+
+    def holds(epsilon: Fraction) -> bool:
+        return _log_delta_upper(rho, epsilon, integer_orders)[0] <= target
+
+    if not holds(high):
+        return high  # pragma: no cover - CKS20's bound is never worse than BS16's
+    unit = high / (1 << STEPS)
+    steps_low, steps_high = rho // unit, high // unit
+    if steps_high * unit < high and not holds(steps_high * unit):
+        steps_high += 1  # pragma: no cover - the floor of a valid epsilon is checked too
+    while steps_high - steps_low > 1:  # invariant: the bound holds at steps_high * unit
+        mid = (steps_low + steps_high) // 2
+        if holds(mid * unit):
+            steps_high = mid
+        else:
+            steps_low = mid
+    return _simplest_valid(steps_high * unit, unit, holds)
+
+
+def _simplest_valid(
+    value: Fraction, slack: Fraction, holds: Callable[[Fraction], bool]
+) -> Fraction:
+    """The simplest rational in ``[value, value + slack]`` if the bound holds there, else ``value``.
+
+    A shorter figure, and still a valid (larger) one.
+    """
+    simpler = simplest_between(value, value + slack)
+    return simpler if holds(simpler) else value

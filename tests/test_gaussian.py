@@ -1,0 +1,248 @@
+"""The strict-work discrete Gaussian: its law, its sampler, and the privacy it states.
+
+Every privacy figure is checked against an independent exact computation: the
+checker's ``exact_distribution`` of the real sampler, its hockey-stick and
+Renyi moments of the shifted laws, and ``compare_exp`` for the claimed bound.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from finitedp import SeededSource
+from finitedp.checker import exact_distribution, hockey_stick, renyi_moment
+from finitedp.counting.gaussian import DiscreteGaussian
+from finitedp.counting.gaussiantable import fixed_precision_weights, largest_radius
+from finitedp.errors import FloatParameterError, ParameterError
+from finitedp.exactmath import compare_exp, ln_bounds
+
+SMALL = [
+    DiscreteGaussian.with_base("1/2", 4),
+    DiscreteGaussian.with_base("2/3", 5),
+    DiscreteGaussian("3/2", precision=12),
+    DiscreteGaussian(2, radius=7, precision=16),
+]
+
+
+def shifted(pmf: dict[int, Fraction], shift: int) -> dict[int, Fraction]:
+    return {z + shift: p for z, p in pmf.items()}
+
+
+# -- the law ------------------------------------------------------------------------------------
+
+
+def test_rational_base_law_is_alpha_to_the_z_squared() -> None:
+    g = DiscreteGaussian.with_base("2/3", 4)
+    pmf = g.pmf()
+    for z in range(-4, 4):
+        # Pr[z+1]/Pr[z] = alpha^((z+1)^2 - z^2) exactly
+        assert pmf[z + 1] / pmf[z] == Fraction(2, 3) ** (2 * z + 1)
+    assert sum(pmf.values()) == 1
+
+
+def test_fixed_precision_weights_are_exact_floors() -> None:
+    sigma2 = Fraction(9, 4)
+    weights = fixed_precision_weights(sigma2, 7, 20)
+    for z, w in enumerate(weights):
+        x = -Fraction(z * z) / (2 * sigma2)
+        # w <= 2^P e^x < w + 1, decided exactly
+        assert compare_exp(Fraction(w, 1 << 20), x) <= 0
+        assert compare_exp(Fraction(w + 1, 1 << 20), x) > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.fractions(min_value=Fraction(1, 2), max_value=50), st.integers(8, 40))
+def test_fixed_precision_weights_match_the_floor_law(sigma: Fraction, precision: int) -> None:
+    sigma2 = sigma * sigma
+    r = largest_radius(sigma2, precision)
+    weights = fixed_precision_weights(sigma2, r, precision)
+    assert weights[-1] >= 1 and weights[0] == 1 << precision
+    assert all(a >= b for a, b in itertools.pairwise(weights))
+    for z in {1, r // 2, r}:
+        x = -Fraction(z * z) / (2 * sigma2)
+        assert compare_exp(Fraction(weights[z], 1 << precision), x) <= 0
+        assert compare_exp(Fraction(weights[z] + 1, 1 << precision), x) > 0
+    # one more step would give a zero weight
+    assert compare_exp(Fraction(1, 1 << precision), -Fraction((r + 1) ** 2) / (2 * sigma2)) > 0
+
+
+@pytest.mark.parametrize("g", SMALL, ids=repr)
+def test_the_sampler_realises_the_law_exactly(g: DiscreteGaussian) -> None:
+    dist = exact_distribution(lambda rng: g.sample(rng))
+    assert dist == {z: p for z, p in g.pmf().items() if p}
+    assert g.max_oracle_calls == 1
+
+
+@pytest.mark.parametrize("g", SMALL, ids=repr)
+def test_the_sampler_is_the_least_z_with_cdf_at_least_u(g: DiscreteGaussian) -> None:
+    previous = 0
+    for z in range(-g.radius, g.radius + 1):
+        c = g.cdf(z)
+        assert c - previous == g.weight(z)
+        if c > previous:
+            assert g(previous + 1) == z and g(c) == z
+        previous = c
+    assert previous == g.d
+
+
+def test_batch_sampling_matches_one_by_one() -> None:
+    for g in (DiscreteGaussian(10), DiscreteGaussian.with_base("1/2", 4), DiscreteGaussian(1000)):
+        one = SeededSource(b"batch")
+        expected = [g.sample(one) for _ in range(500)]
+        assert g.sample_many(500, SeededSource(b"batch")) == expected
+    assert DiscreteGaussian(10).add([5, -7], SeededSource(b"a")) == [
+        5 + z for z in DiscreteGaussian(10).sample_many(1, SeededSource(b"a"))
+    ] + [-7 + DiscreteGaussian(10).sample_many(2, SeededSource(b"a"))[1]]
+
+
+def test_comparisons_are_bounded_by_the_radius() -> None:
+    g = DiscreteGaussian(3, precision=20)
+    calls = []
+
+    class Counting(int):
+        def __ge__(self, other: object) -> bool:
+            calls.append(1)
+            return int(self) >= other  # type: ignore[operator]
+
+        def __le__(self, other: object) -> bool:
+            calls.append(1)
+            return int(self) <= other  # type: ignore[operator]
+
+    for u in (1, g.d // 3, g.d // 2, g.d):
+        calls.clear()
+        g._search(Counting(u))
+        assert len(calls) <= g.max_comparisons == (2 * g.radius).bit_length()
+
+
+# -- privacy ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("g", SMALL, ids=repr)
+@pytest.mark.parametrize("shift", [1, 2])
+def test_hockey_stick_equals_the_checkers(g: DiscreteGaussian, shift: int) -> None:
+    p = g.pmf()
+    q = shifted(p, shift)
+    for e in (Fraction(1), Fraction(3, 2), Fraction(4)):
+        assert g.hockey_stick(e, shift) == hockey_stick(p, q, e) == hockey_stick(q, p, e)
+
+
+def test_delta_is_a_certified_upper_bound() -> None:
+    g = DiscreteGaussian("3/2", precision=12)
+    p, q = g.pmf(), shifted(g.pmf(), 1)
+    eps = Fraction(1, 2)
+    delta = g.delta(eps, 1)
+    # delta is the divergence at a rational just below e^(1/2) = 1.6487...
+    assert (
+        hockey_stick(p, q, Fraction(16487, 10000))
+        >= delta
+        >= hockey_stick(p, q, Fraction(1649, 1000))
+    )
+    assert delta > 0
+
+
+def _conditioned(g: DiscreteGaussian, shift: int, t: int) -> tuple[dict, dict]:
+    p = g.pmf()
+    q = shifted(p, shift)
+    window = range(-t + shift, t + 1)
+    mass_p = sum(p.get(o, Fraction(0)) for o in window)
+    mass_q = sum(q.get(o, Fraction(0)) for o in window)
+    assert mass_p == mass_q  # the symmetric table gives the two events equal mass
+    return (
+        {o: p[o] / mass_p for o in window},
+        {o: q[o] / mass_q for o in window},
+    )
+
+
+@pytest.mark.parametrize("g", SMALL, ids=repr)
+@pytest.mark.parametrize("shift", [1, 2])
+def test_zcdp_statement_holds_at_every_integer_order(g: DiscreteGaussian, shift: int) -> None:
+    claim = g.zcdp(shift)
+    assert claim.orders == "integer" and claim.rho is not None
+    # the events: T is recovered from delta0, the mass outside [-T + shift, T]
+    t = next(
+        t
+        for t in range(shift, g.radius + 1)
+        if Fraction(g.cdf(-t + shift - 1) + g.d - g.cdf(t), g.d) == claim.rho_delta
+    )
+    p, q = _conditioned(g, shift, t)
+    for order in range(2, 12):
+        for a, b in ((p, q), (q, p)):
+            moment = renyi_moment(a, b, order)
+            # D_order <= order rho'  <=>  moment <= e^((order - 1) order rho')
+            assert compare_exp(moment, (order - 1) * order * claim.rho) <= 0
+
+
+def test_zcdp_of_the_exact_law_is_tight() -> None:
+    # With R well past sigma the conditioned divergence is within a hair of order * rho:
+    # a rho' one percent smaller fails at some order, so the statement has no slack to hide.
+    g = DiscreteGaussian.with_base("4/5", 9)
+    claim = g.zcdp(1)
+    assert claim.rho == g.ideal_rho(1)
+    p, q = _conditioned(g, 1, g.radius)
+    smaller = claim.rho * Fraction(99, 100)
+    assert any(
+        compare_exp(renyi_moment(p, q, order), (order - 1) * order * smaller) > 0
+        for order in range(2, 6)
+    )
+    assert claim.rho_delta == Fraction(g.weight(9), g.d)
+
+
+def test_ideal_rho() -> None:
+    assert DiscreteGaussian(10).ideal_rho(3) == Fraction(9, 200)
+    rho = DiscreteGaussian.with_base("1/2", 3).ideal_rho(2)  # Delta^2 ln 2, rounded up
+    assert compare_exp(2, rho / 4) < 0  # rho > 4 ln 2
+    assert rho - 4 * ln_bounds(2, 128)[0] < Fraction(1, 2**80)
+
+
+def test_zcdp_refuses_a_shift_as_wide_as_the_support() -> None:
+    with pytest.raises(ParameterError, match="sensitivity"):
+        DiscreteGaussian.with_base("1/2", 3).zcdp(3)
+
+
+# -- accuracy -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("g", SMALL, ids=repr)
+def test_accuracy_is_the_least_exact_tail(g: DiscreteGaussian) -> None:
+    pmf = g.pmf()
+    for beta in (Fraction(1, 2), Fraction(1, 10), Fraction(1, 1000)):
+        a = g.accuracy(beta)
+        tail = sum((p for z, p in pmf.items() if abs(z) > a), Fraction(0))
+        assert tail <= beta
+        if a > 0:
+            assert sum((p for z, p in pmf.items() if abs(z) > a - 1), Fraction(0)) > beta
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+
+def test_bad_parameters_are_refused_by_name() -> None:
+    with pytest.raises(FloatParameterError, match="sigma"):
+        DiscreteGaussian(1.5)
+    with pytest.raises(ParameterError, match="sigma"):
+        DiscreteGaussian(0)
+    with pytest.raises(ParameterError, match="radius: got R = 100"):
+        DiscreteGaussian(1, radius=100, precision=10)
+    with pytest.raises(ParameterError, match="precision"):
+        DiscreteGaussian(1, precision=10**4)
+    with pytest.raises(ParameterError, match="base"):
+        DiscreteGaussian.with_base("3/2", 3)
+    with pytest.raises(ParameterError, match="radius"):
+        DiscreteGaussian.with_base("1/2", 0)
+    with pytest.raises(ParameterError, match="exp_epsilon"):
+        DiscreteGaussian(2).hockey_stick(Fraction(1, 2))
+
+
+def test_huge_tables_are_refused_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1M")
+    from finitedp.errors import ResourceLimitError
+
+    with pytest.raises(ResourceLimitError, match="sigma"):
+        DiscreteGaussian(10**6)
+    with pytest.raises(ResourceLimitError, match="exact discrete Gaussian"):
+        DiscreteGaussian.with_base("1/3", 200)
