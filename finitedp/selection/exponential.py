@@ -1,0 +1,192 @@
+"""The exponential mechanism with a rational base: one draw over exact integer weights.
+
+Paper: McSherry & Talwar 2007 (the exponential mechanism); Ilvento, CCS 2020,
+*Implementing the exponential mechanism with base-2 differential privacy*
+(a base whose powers are exact, so no floating point decides the choice);
+Cesar & Rogers 2021, Lemma 3.2 (it is bounded-range, so ``eps^2/8``-zCDP).
+
+Candidate ``i`` has an integer utility ``u_i`` and a multiplicity ``c_i >= 1``
+(the grid points it stands for); it is drawn with probability proportional
+to ``c_i beta^(u_i)`` for a rational ``beta = b/a > 1``.  The weights
+``c_i b^(u_i - u_min) a^(u_max - u_i)`` are integers, so one oracle call
+``uniform(W)`` and a binary search choose the candidate and the point inside
+it (BV Lemma 2.13): ``ceil(log2 m) + ceil(log2 max c_i)`` comparisons, never
+more, whatever is drawn.
+
+Neighbour relation: any under which every utility moves by at most ``Delta``
+(the caller states it).  Then ``Pr[i] / Pr'[i] <= beta^(2 Delta)``, and
+``beta^Delta`` when utilities all move the same way (monotone).
+
+>>> em = ExponentialMechanism("2", sensitivity=1)
+>>> em.weights([0, -1, -2], [1, 1, 2])          # 2^0, 2^-1, 2 * 2^-2, times 4
+[4, 2, 2]
+>>> em.privacy_ratio, [em.choose([0, -1, -2], [1, 1, 2], u) for u in (1, 4, 5, 7, 8)]
+(Fraction(4, 1), [(0, 0), (0, 0), (1, 0), (2, 0), (2, 1)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from ..accounting import Guarantee
+from ..errors import ParameterError
+from ..oracle import RandomSource, default_source, draw
+from ..params import check_positive_int, exact_fraction
+from ..resources import require_bits
+
+__all__ = ["ExponentialMechanism"]
+
+
+class ExponentialMechanism:
+    """Choose a candidate with probability ``∝ c_i beta^(u_i)``: one oracle call.
+
+    Paper: McSherry-Talwar 2007; Ilvento 2020 (a rational base); Cesar-Rogers
+    2021 Lemma 3.2 (bounded range: ``eps^2/8``-zCDP).
+
+    Args:
+        base: ``beta > 1``, a rational (``e^(eps/(2 Delta))`` or below it for ``eps``-DP).
+        sensitivity: ``Delta``, the most any utility moves between neighbours.
+        monotone: utilities of neighbours all move the same way (ratio ``beta^Delta``).
+
+    Raises:
+        ParameterError: ``beta <= 1`` or ``Delta < 1``.
+    """
+
+    __slots__ = ("_a", "_b", "_monotone", "_sensitivity")
+
+    def __init__(self, base: object, *, sensitivity: object = 1, monotone: bool = False) -> None:
+        beta = exact_fraction(base, "base")
+        if beta <= 1:
+            raise ParameterError(f"base: got {beta}; it must be a rational above 1")
+        self._b, self._a = beta.numerator, beta.denominator
+        self._sensitivity = check_positive_int(sensitivity, "sensitivity")
+        self._monotone = bool(monotone)
+
+    @property
+    def base(self) -> Fraction:
+        """``beta``."""
+        return Fraction(self._b, self._a)
+
+    @property
+    def privacy_ratio(self) -> Fraction:
+        """``e^eps``: ``beta^(2 Delta)``, or ``beta^Delta`` for monotone utilities (exact)."""
+        return self.base ** (self._sensitivity * (1 if self._monotone else 2))
+
+    def guarantee(self, label: str = "exponential mechanism") -> Guarantee:
+        """Pure DP at :attr:`privacy_ratio` and, bounded range, ``eps^2/8``-zCDP."""
+        return Guarantee.pure_ratio(self.privacy_ratio, label, bounded_range=True)
+
+    def weights(self, utilities: Sequence[int], counts: Sequence[int] | None = None) -> list[int]:
+        """The integer weights ``c_i b^(u_i - u_min) a^(u_max - u_i)``.
+
+        Raises:
+            ParameterError: no candidates, a utility or count that is not an int,
+            a count below 1, or weights above the memory limit.
+        """
+        if not utilities:
+            raise ParameterError("utilities: got no candidates; give at least one")
+        us = [_integer(u, "utility", i) for i, u in enumerate(utilities)]
+        cs = (
+            [1] * len(us)
+            if counts is None
+            else [_integer(c, "count", i) for i, c in enumerate(counts)]
+        )
+        if len(cs) != len(us):
+            raise ParameterError(f"counts: got {len(cs)} for {len(us)} utilities")
+        if min(cs) < 1:
+            raise ParameterError(f"counts: got {min(cs)}; every multiplicity must be >= 1")
+        low, high = min(us), max(us)
+        spread = high - low
+        require_bits(
+            spread * max(self._a, self._b).bit_length() + max(cs).bit_length(),
+            "the exponential mechanism's weights",
+            f"utilities spanning {spread} with base {self.base}",
+            copies=2 * len(us) + 4,
+        )
+        a, b = self._a, self._b
+        pow_a = _powers(a, spread)
+        pow_b = _powers(b, spread)
+        return [c * pow_b[u - low] * pow_a[high - u] for u, c in zip(us, cs, strict=True)]
+
+    def choose(
+        self, utilities: Sequence[int], counts: Sequence[int] | None, u: Any
+    ) -> tuple[int, int]:
+        """The candidate and the point inside it for the draw ``u`` in ``[1, W]``.
+
+        Only compares ``u`` with integers (symbolic draws work).
+        """
+        weights = self.weights(utilities, counts)
+        cs = [1] * len(weights) if counts is None else [int(c) for c in counts]
+        return _invert(weights, cs, u)
+
+    def sample(
+        self,
+        utilities: Sequence[int],
+        counts: Sequence[int] | None = None,
+        rng: RandomSource | None = None,
+    ) -> tuple[int, int]:
+        """``(i, j)``: candidate ``i`` and its point ``j`` in ``[0, c_i)``, from one draw."""
+        weights = self.weights(utilities, counts)
+        cs = [1] * len(weights) if counts is None else [int(c) for c in counts]
+        total = sum(weights)
+        return _invert(weights, cs, draw(rng or default_source(), total))
+
+    def pmf(
+        self, utilities: Sequence[int], counts: Sequence[int] | None = None
+    ) -> dict[int, Fraction]:
+        """The exact law of the chosen candidate."""
+        weights = self.weights(utilities, counts)
+        total = sum(weights)
+        return {i: Fraction(w, total) for i, w in enumerate(weights)}
+
+    def max_comparisons(self, candidates: int, largest_count: int = 1) -> int:
+        """``ceil(log2 m) + ceil(log2 max c_i)``: the two binary searches of one draw."""
+        return (candidates - 1).bit_length() + (largest_count - 1).bit_length()
+
+    def __repr__(self) -> str:
+        extra = ", monotone=True" if self._monotone else ""
+        return f"ExponentialMechanism({self.base}, sensitivity={self._sensitivity}{extra})"
+
+
+def _powers(base: int, top: int) -> list[int]:
+    out = [1]
+    for _ in range(top):
+        out.append(out[-1] * base)
+    return out
+
+
+def _integer(value: object, name: str, index: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterError(f"{name} {index}: got {value!r}; it must be an int")
+    return value
+
+
+def _invert(weights: list[int], counts: list[int], u: Any) -> tuple[int, int]:
+    """The least ``i`` with ``prefix_i >= u``, then the point inside it.
+
+    The point is the least ``j`` with ``prefix_(i-1) + (j + 1) w_i / c_i >= u``.
+    """
+    prefix, running = [], 0
+    for w in weights:
+        running += w
+        prefix.append(running)
+    low, high = 0, len(weights) - 1
+    while low < high:
+        mid = (low + high) >> 1
+        if prefix[mid] >= u:
+            high = mid
+        else:
+            low = mid + 1
+    i = low
+    start = prefix[i - 1] if i else 0
+    per = weights[i] // counts[i]
+    low, high = 0, counts[i] - 1
+    while low < high:
+        mid = (low + high) >> 1
+        if start + (mid + 1) * per >= u:
+            high = mid
+        else:
+            low = mid + 1
+    return i, low

@@ -1,0 +1,279 @@
+"""Private quantiles of values on a public grid: the exponential mechanism and binary search.
+
+Paper: Smith 2011, *Privacy-preserving statistical estimation with optimal
+convergence rates* (the exponential mechanism over the intervals between
+sorted data points); Huang, Liang & Yi 2021, *Instance-optimal mean
+estimation under differential privacy* (binary search with noisy counts);
+Lebeda thesis Alg 17 (PRIVQUANTILE in PLAN).
+
+Values lie on the public grid ``lower, lower + step, ..., upper`` (``N`` points);
+``n`` is public and neighbours replace one value.  For a grid point ``y`` with
+``below = #{x < y}`` and ``upto = #{x <= y}``, ``y`` is an exact ``m``-th
+quantile when ``below <= m <= upto`` (``m = floor(q n)``), and its *rank error*
+is ``max(0, below - m, m - upto)``.  Replacing one value moves ``below`` and
+``upto`` by at most 1, so the rank error has sensitivity 1.
+
+* :class:`ExponentialQuantile`: utility ``-min(rank error, K)`` with weight
+  ``beta^utility`` per grid point; points of equal utility between consecutive
+  data values form one candidate, so at most ``4K + 6`` candidates, one draw.
+  Pure DP with ratio ``beta^2``; ``Pr[rank error > t] <= N beta^(-(t+1))`` for
+  ``t < K`` whatever the data.
+* :class:`BinarySearchQuantile`: ``ceil(log2 N)`` steps, each a noisy count
+  ``#{x <= mid}`` from BV's GeoSample (ratio ``e^(eps_step)`` per unit change),
+  all of them made whatever the answers; pure DP, ratio ``(b/a)^steps``.
+
+>>> q = ExponentialQuantile(0, 10, quantile="1/2", n=4, base=2)
+>>> q.candidates([1, 2, 2, 9])[:3]             # (first point, points, rank error)
+[(0, 1, 2), (1, 1, 1), (2, 1, 0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+
+from ..accounting import Guarantee
+from ..counting.geosample import GeoSample
+from ..errors import ParameterError
+from ..exactmath import min_power_at_least
+from ..oracle import RandomSource, default_source
+from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from .exponential import ExponentialMechanism
+
+__all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid"]
+
+#: The exponential quantile clips rank errors at ``K`` with ``N beta^-K <= 2^-CLIP_BITS``.
+CLIP_BITS = 64
+
+
+class Grid:
+    """The public grid ``lower + step * i`` for ``i = 0..N-1``, ``step > 0`` rational.
+
+    >>> g = Grid("-1", "1", "1/2")
+    >>> g.size, g.index(Fraction(1, 2)), g.value(4)
+    (5, 3, Fraction(1, 1))
+    """
+
+    __slots__ = ("lower", "size", "step", "upper")
+
+    def __init__(self, lower: object, upper: object, step: object = 1) -> None:
+        self.lower = exact_fraction(lower, "lower")
+        self.upper = exact_fraction(upper, "upper")
+        self.step = positive_fraction(step, "step")
+        span = (self.upper - self.lower) / self.step
+        if span < 0 or span.denominator != 1:
+            raise ParameterError(
+                f"upper: got {self.upper}; it must be lower + a whole number of steps "
+                f"(lower = {self.lower}, step = {self.step})"
+            )
+        self.size = int(span) + 1
+
+    def index(self, value: object, where: str = "value") -> int:
+        """The grid index of ``value``; refused off the grid or out of bounds."""
+        if type(value) is int and self.step == 1 and self.lower.denominator == 1:
+            i = value - int(self.lower)
+        else:
+            v = (exact_fraction(value, where) - self.lower) / self.step
+            if v.denominator != 1:
+                raise ParameterError(
+                    f"{where}: got {exact_fraction(value, where)}; it is not on the grid "
+                    f"{self.lower} + k * {self.step}"
+                )
+            i = int(v)
+        if not 0 <= i < self.size:
+            raise ParameterError(
+                f"{where}: got {value}; it must lie in [{self.lower}, {self.upper}]"
+            )
+        return i
+
+    def indices(self, values: Sequence[object]) -> np.ndarray:
+        """Every value's index, checked (the message names the first bad value's position)."""
+        return np.array(
+            [self.index(v, f"values[{i}]") for i, v in enumerate(values)], dtype=np.int64
+        )
+
+    def value(self, index: int) -> Fraction:
+        """The grid point with this index."""
+        return self.lower + index * self.step
+
+
+def _target(quantile: object, n: int) -> tuple[Fraction, int]:
+    q = probability(quantile, "quantile", allow_zero=True, allow_one=True)
+    return q, (q * n).numerator // (q * n).denominator
+
+
+class ExponentialQuantile:
+    """The exponential-mechanism quantile over grid intervals (Smith 2011): one draw.
+
+    Paper: Smith 2011 (Section 3); Lebeda thesis Alg 17 (PRIVQUANTILE). Neighbours:
+    ``n`` values, one replaced.
+
+    Args:
+        lower, upper, step: the public grid.
+        quantile: ``q`` in ``[0, 1]``; the target rank is ``m = floor(q n)``.
+        n: the public number of values.
+        base: ``beta > 1``; the mechanism is pure DP with ``e^eps = beta^2``.
+        clip: ``K``; by default the least with ``N beta^-K <= 2^-64``.
+    """
+
+    def __init__(
+        self,
+        lower: object,
+        upper: object,
+        *,
+        quantile: object,
+        n: object,
+        base: object,
+        step: object = 1,
+        clip: object = None,
+    ) -> None:
+        self.grid = Grid(lower, upper, step)
+        self.n = check_positive_int(n, "n")
+        self.quantile, self.rank = _target(quantile, self.n)
+        self.mechanism = ExponentialMechanism(base, sensitivity=1)
+        beta = self.mechanism.base
+        default = min_power_at_least(beta, Fraction(self.grid.size << CLIP_BITS))
+        self.clip = default if clip is None else check_positive_int(clip, "clip")
+
+    @property
+    def privacy_ratio(self) -> Fraction:
+        """``beta^2``: the exact worst ratio between neighbours."""
+        return self.mechanism.privacy_ratio
+
+    def guarantee(self, label: str = "exponential quantile") -> Guarantee:
+        """Pure DP at ``beta^2``; ``eps^2/8``-zCDP (bounded range)."""
+        return self.mechanism.guarantee(label)
+
+    def candidates(self, values: Sequence[object]) -> list[tuple[int, int, int]]:
+        """``(first grid index, number of points, clipped rank error)`` in grid order."""
+        if len(values) != self.n:
+            raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
+        data = np.sort(self.grid.indices(values))
+        return self._candidates(data)
+
+    def _candidates(self, data: np.ndarray) -> list[tuple[int, int, int]]:
+        n, m, k, size = self.n, self.rank, self.clip, self.grid.size
+
+        def error(below: int, upto: int) -> int:
+            return min(k, max(0, below - m, m - upto))
+
+        out: list[tuple[int, int, int]] = []
+        # Points y < x_(m-K+1) have upto <= m - K: rank error >= K, one clipped block.
+        first_rank = max(0, m - k)  # data indices [first_rank, last_rank) are looked at
+        last_rank = min(n, m + k)
+        start = int(data[first_rank]) if first_rank < n else size
+        if m - k >= 0 and start > 0:
+            out.append((0, start, k))
+        position = start if m - k >= 0 else 0
+        i = first_rank
+        while position < size:
+            if i >= last_rank:  # y > x_(m+K): below >= m + K, the other clipped block
+                out.append((position, size - position, error(i, i)))
+                break
+            value = int(data[i])
+            if position < value:  # the gap before the next data value
+                out.append((position, value - position, error(i, i)))
+            j = int(np.searchsorted(data, value, side="right"))
+            out.append((value, 1, error(i, j)))
+            position, i = value + 1, j
+        return out
+
+    def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
+        """The private quantile, a grid point: one oracle call."""
+        cands = self.candidates(values)
+        index, offset = self.mechanism.sample(
+            [-c[2] for c in cands], [c[1] for c in cands], rng or default_source()
+        )
+        return self.grid.value(cands[index][0] + offset)
+
+    def rank_error(self, beta: object) -> int:
+        """The least ``t`` with ``Pr[rank error > t] <= beta`` for every dataset.
+
+        The points of rank error above ``t`` weigh at most ``N beta^-(t+1)`` against
+        the weight 1 of an exact quantile, so ``t`` is the least with that at most ``beta``.
+
+        Raises:
+            ParameterError: ``beta`` outside ``(0, 1)`` or below what the clip allows.
+        """
+        b = probability(beta, "beta")
+        t = min_power_at_least(self.mechanism.base, Fraction(self.grid.size) / b) - 1
+        if t >= self.clip:
+            raise ParameterError(f"beta: got {b}; below what the clip K = {self.clip} allows")
+        return max(0, t)
+
+
+class BinarySearchQuantile:
+    """Binary search for a quantile with BV's noisy counts (Huang, Liang & Yi 2021).
+
+    Paper: Huang-Liang-Yi 2021 (Section 3, the private quantile by binary
+    search); BV Alg 4.8 (GeoSample) for each count. Neighbours: ``n`` values,
+    one replaced, so each count ``#{x <= mid}`` moves by at most 1.
+
+    Args:
+        lower, upper, step: the public grid.
+        quantile: ``q``; target rank ``m = floor(q n)``.
+        n: the public number of values.
+        epsilon: the total budget, ``eps / steps`` per count (ratio ``b/a <= e^(eps/steps)``).
+    """
+
+    def __init__(
+        self,
+        lower: object,
+        upper: object,
+        *,
+        quantile: object,
+        n: object,
+        epsilon: object,
+        step: object = 1,
+    ) -> None:
+        self.grid = Grid(lower, upper, step)
+        self.n = check_positive_int(n, "n")
+        self.quantile, self.rank = _target(quantile, self.n)
+        self.epsilon = positive_fraction(epsilon, "epsilon")
+        self.steps = max(1, (self.grid.size - 1).bit_length())
+        # GeoSample with budget 2 eps' is eps'-DP per unit change of one count.
+        self.sampler = GeoSample(self.n, 2 * self.epsilon / self.steps, noise="tight")
+
+    @property
+    def privacy_ratio(self) -> Fraction:
+        """``(b/a)^steps``: the exact worst ratio of the whole search."""
+        return self.sampler.privacy_ratio**self.steps
+
+    def guarantee(self, label: str = "binary-search quantile") -> Guarantee:
+        """Pure DP at :attr:`privacy_ratio` (adaptive composition of the steps)."""
+        return Guarantee.pure_ratio(self.privacy_ratio, label)
+
+    @property
+    def max_oracle_calls(self) -> int:
+        """``ceil(log2 N)`` draws (one per step, made whatever the answers)."""
+        return self.steps
+
+    def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
+        """The private quantile, a grid point."""
+        if len(values) != self.n:
+            raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
+        data = np.sort(self.grid.indices(values))
+        source = rng or default_source()
+        low, high = 0, self.grid.size - 1
+        for _ in range(self.steps):
+            mid = (low + high) >> 1
+            count = int(np.searchsorted(data, mid, side="right"))
+            noisy = self.sampler.sample(count, source)
+            if low < high:
+                if noisy >= self.rank:
+                    high = mid
+                else:
+                    low = mid + 1
+        return self.grid.value(low)
+
+    def rank_error(self, beta: object) -> int:
+        """``a`` with ``Pr[rank error > a] <= beta``.
+
+        Every count is within ``a`` with probability ``1 - beta/steps`` (GeoSample,
+        BV Thm 4.7 i); then the search ends at ``y`` with ``#{x <= y} >= m - a``
+        and ``#{x < y} <= m + a - 1``.
+        """
+        b = probability(beta, "beta")
+        return self.sampler.accuracy(b / self.steps)

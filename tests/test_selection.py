@@ -1,0 +1,188 @@
+"""The exponential mechanism with a rational base and the two private quantiles, checked exactly.
+
+Every dataset of a tiny grid is enumerated; the checker runs the real release
+against symbolic draws, and the stated ratio and rank-error bounds are compared
+with the exact laws (equality where the theorem is tight).
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+
+from finitedp import SeededSource
+from finitedp.checker import exact_distribution, max_privacy_ratio
+from finitedp.errors import FloatParameterError, ParameterError
+from finitedp.selection import (
+    BinarySearchQuantile,
+    ExponentialMechanism,
+    ExponentialQuantile,
+    Grid,
+)
+
+
+def rank_error(values: list[int], y: Fraction, m: int) -> int:
+    below = sum(1 for x in values if x < y)
+    upto = sum(1 for x in values if x <= y)
+    return max(0, below - m, m - upto)
+
+
+def replace_one_pairs(datasets: list[tuple[int, ...]]) -> list[tuple[int, int]]:
+    return [
+        (i, j)
+        for i, a in enumerate(datasets)
+        for j, b in enumerate(datasets)
+        if i < j and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    ]
+
+
+# -- the exponential mechanism ------------------------------------------------------------------
+
+
+def test_exponential_law_is_base_to_the_utility() -> None:
+    em = ExponentialMechanism("3/2")
+    pmf = em.pmf([0, -1, -3, 2], [1, 2, 1, 1])
+    assert pmf[1] / pmf[0] == 2 * Fraction(2, 3)
+    assert pmf[3] / pmf[2] == Fraction(3, 2) ** 5
+    assert sum(pmf.values()) == 1
+    dist = exact_distribution(lambda rng: em.sample([0, -1, -3, 2], [1, 2, 1, 1], rng))
+    assert {i: sum(p for (c, _), p in dist.items() if c == i) for i in range(4)} == pmf
+    # inside a candidate the points are uniform
+    assert dist[(1, 0)] == dist[(1, 1)] == pmf[1] / 2
+
+
+def test_exponential_ratio_is_exact_and_attained() -> None:
+    em = ExponentialMechanism("5/4", sensitivity=1)
+    # every utility vector in {-2..0}^3 against its neighbours (each utility moved by <= 1)
+    vectors = list(itertools.product(range(-2, 1), repeat=3))
+    dists = [em.pmf(list(v)) for v in vectors]
+    pairs = [
+        (i, j)
+        for i, a in enumerate(vectors)
+        for j, b in enumerate(vectors)
+        if i < j and max(abs(x - y) for x, y in zip(a, b, strict=True)) <= 1
+    ]
+    worst, _ = max_privacy_ratio(dists, pairs)
+    assert worst == Fraction(11, 8) < em.privacy_ratio == Fraction(25, 16)
+    # beta^2 is the supremum: one candidate up, c points down, ratio (1 + c beta)/(1 + c/beta)
+    beta = em.base
+    for c in (1, 7, 10**6):
+        up, down = em.pmf([0, -1], [1, c]), em.pmf([-1, 0], [1, c])
+        assert up[0] / down[0] == (1 + c * beta) / (1 + c / beta)
+    assert up[0] / down[0] > em.privacy_ratio * (1 - Fraction(1, 10**5))
+    monotone = ExponentialMechanism("5/4", monotone=True)
+    assert monotone.privacy_ratio == Fraction(5, 4)
+
+
+def test_exponential_comparisons_are_bounded() -> None:
+    em = ExponentialMechanism(2)
+    assert em.max_comparisons(4, 8) == 2 + 3
+    weights = em.weights([0, -1, -2, -3], [8, 1, 1, 1])
+    total = sum(weights)
+    assert [em.choose([0, -1, -2, -3], [8, 1, 1, 1], u) for u in (1, total)] == [(0, 0), (3, 0)]
+
+
+def test_exponential_guarantee_is_bounded_range() -> None:
+    g = ExponentialMechanism(2).guarantee()
+    assert g.epsilon is not None and g.rho is not None
+    assert g.rho == g.epsilon**2 / 8 and g.delta == 0
+
+
+def test_exponential_bad_input() -> None:
+    with pytest.raises(ParameterError, match="base"):
+        ExponentialMechanism(1)
+    with pytest.raises(FloatParameterError, match="base"):
+        ExponentialMechanism(1.5)
+    with pytest.raises(ParameterError, match="utilities"):
+        ExponentialMechanism(2).weights([])
+    with pytest.raises(ParameterError, match="utility 1"):
+        ExponentialMechanism(2).weights([0, Fraction(1, 2)])  # type: ignore[list-item]
+    with pytest.raises(ParameterError, match="counts"):
+        ExponentialMechanism(2).weights([0, 1], [1, 0])
+
+
+# -- quantiles ----------------------------------------------------------------------------------
+
+
+def test_grid() -> None:
+    g = Grid("-1", "1", "1/2")
+    assert g.size == 5 and g.value(0) == -1
+    with pytest.raises(ParameterError, match="not on the grid"):
+        g.index(Fraction(1, 3))
+    with pytest.raises(ParameterError, match=r"lie in \[-1, 1\]"):
+        g.index(2)
+    with pytest.raises(ParameterError, match="upper"):
+        Grid(0, "1/3", "1/2")
+
+
+DATASETS = list(itertools.product(range(5), repeat=2))
+
+
+@pytest.mark.parametrize("clip", [None, 1])
+def test_exponential_quantile_privacy_and_rank_error(clip: int | None) -> None:
+    q = ExponentialQuantile(0, 4, quantile="1/2", n=2, base=2, clip=clip)
+    dists = [exact_distribution(lambda rng, d=d: q.release(list(d), rng)) for d in DATASETS]
+    worst, _ = max_privacy_ratio(dists, replace_one_pairs(DATASETS))
+    assert worst <= q.privacy_ratio == 4
+    if clip is None:
+        for d, dist in zip(DATASETS, dists, strict=True):
+            for t in range(3):
+                tail = sum(
+                    (p for y, p in dist.items() if rank_error(list(d), y, q.rank) > t),
+                    Fraction(0),
+                )
+                assert tail <= Fraction(q.grid.size, 2 ** (t + 1))
+
+
+def test_exponential_quantile_law_matches_its_utilities() -> None:
+    q = ExponentialQuantile(0, 6, quantile="1/2", n=3, base=3)
+    data = [1, 1, 4]
+    dist = exact_distribution(lambda rng: q.release(data, rng))
+    weights = {Fraction(y): Fraction(1, 3 ** rank_error(data, Fraction(y), 1)) for y in range(7)}
+    total = sum(weights.values())
+    assert dist == {y: w / total for y, w in weights.items()}
+
+
+def test_exponential_quantile_rank_error_statement() -> None:
+    q = ExponentialQuantile(0, 99, quantile="1/4", n=8, base=2)
+    # N beta^-(t+1) <= beta: 100 / 2^(t+1) <= 1/10 -> t + 1 = 10
+    assert q.rank_error("1/10") == 9
+    with pytest.raises(ParameterError, match="clip"):
+        ExponentialQuantile(0, 99, quantile="1/4", n=8, base=2, clip=3).rank_error("1/10")
+
+
+def test_binary_search_quantile_privacy_and_accuracy() -> None:
+    q = BinarySearchQuantile(0, 3, quantile="1/2", n=2, epsilon=1)
+    datasets = list(itertools.product(range(4), repeat=2))
+    dists = [exact_distribution(lambda rng, d=d: q.release(list(d), rng)) for d in datasets]
+    worst, _ = max_privacy_ratio(dists, replace_one_pairs(datasets))
+    assert worst <= q.privacy_ratio
+    assert q.max_oracle_calls == 2
+    beta = Fraction(1, 4)
+    a = q.rank_error(beta)
+    for d, dist in zip(datasets, dists, strict=True):
+        tail = sum((p for y, p in dist.items() if rank_error(list(d), y, q.rank) > a), Fraction(0))
+        assert tail <= beta
+
+
+def test_quantile_release_is_on_the_grid_and_close() -> None:
+    values = [Fraction(i, 2) for i in range(-20, 21)] * 5
+    q = ExponentialQuantile(-10, 10, quantile="1/2", n=len(values), base=2, step="1/2")
+    y = q.release(values, SeededSource(b"q"))
+    assert y.denominator in (1, 2) and rank_error([int(2 * v) for v in values], 2 * y, q.rank) <= 30
+    b = BinarySearchQuantile(-10, 10, quantile="1/2", n=len(values), epsilon=2, step="1/2")
+    assert abs(b.release(values, SeededSource(b"q"))) <= 3
+
+
+def test_quantile_bad_input() -> None:
+    q = ExponentialQuantile(0, 4, quantile="1/2", n=2, base=2)
+    with pytest.raises(ParameterError, match="n = 2 is public"):
+        q.release([1, 2, 3])
+    with pytest.raises(ParameterError, match=r"values\[1\]"):
+        q.release([1, 7])
+    with pytest.raises(ParameterError, match="quantile"):
+        ExponentialQuantile(0, 4, quantile="3/2", n=2, base=2)
+    with pytest.raises(ParameterError, match="epsilon"):
+        BinarySearchQuantile(0, 4, quantile="1/2", n=2, epsilon=0)
