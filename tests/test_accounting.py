@@ -60,7 +60,8 @@ def test_cks_epsilon_is_valid_never_worse_than_bs_and_nearly_least(
 
 
 def test_cks_delta_at_an_order_is_the_formula() -> None:
-    # rho = 1/2, eps = 5: at alpha = 23/4 the bound is exp(19/4 * (23/8 - 5)) / (19/4) * (19/23)^(23/4)
+    # rho = 1/2, eps = 5, alpha = 23/4:
+    # the bound is exp(19/4 * (23/8 - 5)) / (19/4) * (19/23)^(23/4)
     delta, alpha = cks_delta(Fraction(1, 2), Fraction(5))
     assert alpha == Fraction(23, 4)
     log_value_low = (
