@@ -23,11 +23,13 @@ from .alp import registry as alp
 from .alp import vectorcases as alp_vectors
 from .compact import registry as compact
 from .compact import vectorcases as compact_vectors
+from .counting import gaussianvectors
 from .counting.registry import COUNTERS, CounterEntry
 from .entries import JSON, MechanismEntry, ReleaseReader, VectorCase, VectorKind
 from .errors import ParameterError
 from .histograms import registry as histograms
 from .histograms import vectorcases as histogram_vectors
+from .selection import vectorcases as selection_vectors
 from .sketches import registry as sketches
 from .sketches import vectorcases as sketch_vectors
 
@@ -68,6 +70,8 @@ VECTOR_KINDS: dict[str, VectorKind] = {
         *histogram_vectors.PRIMITIVES,
         *alp_vectors.PRIMITIVES,
         *alp_vectors.PAPER_LAYER,
+        *gaussianvectors.PRIMITIVES,
+        *selection_vectors.PRIMITIVES,
     )
 }
 
@@ -78,7 +82,10 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     histogram_vectors.paper_cases,
     histogram_vectors.primitive_cases,
     alp_vectors.cases,
-    sketch_vectors.cases,  # last: the vectors before it keep their places in the file
+    sketch_vectors.cases,
+    # Appended in this order; each new source goes last, so earlier vectors keep their places.
+    gaussianvectors.cases,
+    selection_vectors.cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

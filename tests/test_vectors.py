@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import spec_replay_noise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -1010,6 +1011,8 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
     elif name == "flip_mask":
         flips = _flips(int(p["count"]), int(p["f"]), int(p["base"]), tape)
         out = "".join(str(b) for b in flips)
+    elif name in spec_replay_noise.REPLAYERS:
+        out = spec_replay_noise.REPLAYERS[name](p, vector["derived"], tape)
     else:  # pragma: no cover - a new mechanism needs a spec and a replayer here
         raise AssertionError(f"no spec replayer for {name}")
     tape.done()
@@ -1052,6 +1055,12 @@ def test_spec_call_counts(parsed: list[dict[str, Any]]) -> None:
             assert size == 2 * n
         elif name == "distinct_sample":
             assert size == int(p["r"])
+        elif name.startswith("DiscreteGaussian"):
+            assert size == int(p["count"])  # one draw per sample, whatever it is
+        elif name in ("ExponentialMechanism", "ExponentialQuantile"):
+            assert size == 1
+        elif name == "BinarySearchQuantile":
+            assert size == int(vector["derived"]["steps"])
 
 
 def test_spec_document_names_every_mechanism() -> None:

@@ -1,0 +1,132 @@
+"""Reference vectors of the exponential mechanism and the quantiles (``SPEC.md`` section 2d).
+
+Paper: Ilvento 2020 (a rational base); Smith 2011 (the interval exponential
+quantile); Huang-Liang-Yi 2021 (binary search with noisy counts).  Values and
+grid ends are signed rationals written ``"-3/2"``; everything else as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..entries import JSON, VectorCase, VectorKind
+from ..jsonvalues import decimal, parse_uint, rational
+from ..oracle import RandomSource, SeededSource
+from ..params import exact_fraction
+from .exponential import ExponentialMechanism
+from .quantile import BinarySearchQuantile, ExponentialQuantile
+
+__all__ = ["PRIMITIVES", "cases"]
+
+
+def _signed(value: Any) -> str:
+    q = exact_fraction(value, "value")
+    return ("-" + rational(-q)) if q < 0 else rational(q)
+
+
+def _ints(values: Any, name: str) -> list[int]:
+    return [int(exact_fraction(v, name)) for v in values]
+
+
+def _em(p: Mapping[str, Any]) -> ExponentialMechanism:
+    return ExponentialMechanism(
+        exact_fraction(p["base"], "base"), sensitivity=parse_uint(p["sensitivity"], "sensitivity")
+    )
+
+
+def _em_derive(p: Mapping[str, Any]) -> JSON:
+    weights = _em(p).weights(_ints(p["utilities"], "utilities"), _ints(p["counts"], "counts"))
+    return {"W": decimal(sum(weights))}
+
+
+def _em_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    i, j = _em(p).sample(_ints(p["utilities"], "utilities"), _ints(p["counts"], "counts"), rng)
+    return [decimal(i), decimal(j)]
+
+
+def _grid(p: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "lower": exact_fraction(p["lower"], "lower"),
+        "upper": exact_fraction(p["upper"], "upper"),
+        "step": exact_fraction(p["step"], "step"),
+        "quantile": exact_fraction(p["quantile"], "quantile"),
+        "n": len(p["values"]),
+    }
+
+
+def _eq(p: Mapping[str, Any]) -> ExponentialQuantile:
+    return ExponentialQuantile(base=exact_fraction(p["base"], "base"), **_grid(p))
+
+
+def _eq_derive(p: Mapping[str, Any]) -> JSON:
+    q = _eq(p)
+    values = [exact_fraction(v, "values") for v in p["values"]]
+    return {
+        "rank": decimal(q.rank),
+        "K": decimal(q.clip),
+        "candidates": decimal(len(q.candidates(values))),
+    }
+
+
+def _eq_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    return _signed(_eq(p).release([exact_fraction(v, "values") for v in p["values"]], rng))
+
+
+def _bs(p: Mapping[str, Any]) -> BinarySearchQuantile:
+    return BinarySearchQuantile(epsilon=exact_fraction(p["epsilon"], "epsilon"), **_grid(p))
+
+
+def _bs_derive(p: Mapping[str, Any]) -> JSON:
+    q = _bs(p)
+    ratio = q.sampler.noise
+    return {
+        "rank": decimal(q.rank),
+        "steps": decimal(q.steps),
+        "a": decimal(ratio.a),
+        "b": decimal(ratio.b),
+        "d": decimal(q.sampler.d),
+    }
+
+
+def _bs_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    return _signed(_bs(p).release([exact_fraction(v, "values") for v in p["values"]], rng))
+
+
+PRIMITIVES = (
+    VectorKind("ExponentialMechanism", "primitive", _em_derive, _em_run),
+    VectorKind("ExponentialQuantile", "primitive", _eq_derive, _eq_run),
+    VectorKind("BinarySearchQuantile", "primitive", _bs_derive, _bs_run),
+)
+
+
+def _values(tag: str, n: int, low: int, high: int) -> list[str]:
+    rng = SeededSource(f"finitedp/vectors/quantile/{tag}".encode())
+    return [_signed(low + rng.uniform(high - low + 1) - 1) for _ in range(n)]
+
+
+def cases() -> Iterator[VectorCase]:
+    """The configurations, in file order."""
+    for base, sens, utilities, counts in (
+        ("2", 1, [0, -1, -2], [1, 1, 2]),
+        ("3/2", 1, [0, -3, 2, 2, -1], [1, 5, 1, 3, 1]),
+        ("101/100", 2, [-7, 0, -40, -1], [100, 1, 7, 1000]),
+    ):
+        params = {
+            "base": base,
+            "sensitivity": decimal(sens),
+            "utilities": [_signed(u) for u in utilities],
+            "counts": [decimal(c) for c in counts],
+        }
+        yield "ExponentialMechanism", params, 3
+    grids = (
+        ("0", "10", "1", "1/2", 5, 0, 10),
+        ("-2", "2", "1/2", "1/4", 8, -2, 2),
+        ("-1000", "1000", "1", "1/2", 60, -50, 80),
+    )
+    for lower, upper, step, quantile, n, low, high in grids:
+        raw = _values(f"{lower}/{upper}/{n}", n, low, high)
+        values = [_signed(exact_fraction(v, "v") * exact_fraction(step, "step")) for v in raw]
+        common = {"lower": lower, "upper": upper, "step": step, "quantile": quantile}
+        yield "ExponentialQuantile", {**common, "base": "3/2", "values": values}, 3
+        yield "BinarySearchQuantile", {**common, "epsilon": "1", "values": values}, 2
