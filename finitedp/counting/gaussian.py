@@ -31,6 +31,7 @@ at most ``Delta`` (a count, or a sum in grid units):
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from fractions import Fraction
 from math import isqrt
@@ -55,6 +56,10 @@ __all__ = ["DiscreteGaussian"]
 #: The relative distortion ``1/w(T)`` the zCDP statement allows is at most ``rho / 2^GUARD``.
 ZCDP_GUARD = 20
 
+#: The default precision of tables up to ``sigma = HIGH_PRECISION_SIGMA`` (about 30 MB there).
+HIGH_PRECISION = 128
+HIGH_PRECISION_SIGMA = 1 << 14
+
 
 class DiscreteGaussian:
     """A discrete Gaussian on ``[-R, R]`` from one oracle call (strict work).
@@ -70,7 +75,8 @@ class DiscreteGaussian:
         sigma: the ideal law's ``sigma``, a positive rational (``sigma^2`` is exact).
         radius: ``R``, the public truncation; by default the largest with ``w(R) >= 1``.
         precision: ``P``, the bits of the peak weight ``w(0) = 2^P``; by default
-            the most (up to 48) with every CDF value below ``2^63``.
+            128 up to ``sigma = 2^14``, above it the most (up to 48) with every
+            CDF value below ``2^63`` (8-byte tables).
 
     Raises:
         ParameterError: a parameter out of range (``w(R) = 0``: the message says
@@ -78,7 +84,17 @@ class DiscreteGaussian:
             a table above the memory limit.
     """
 
-    __slots__ = ("_base", "_bulk", "_kind", "_prefix", "_radius", "_sigma2", "_total", "_weights")
+    __slots__ = (
+        "_base",
+        "_bulk",
+        "_cdf",
+        "_kind",
+        "_prefix",
+        "_radius",
+        "_sigma2",
+        "_total",
+        "_weights",
+    )
 
     def __init__(self, sigma: object, *, radius: object = None, precision: object = None) -> None:
         s = positive_fraction(sigma, "sigma")
@@ -121,19 +137,24 @@ class DiscreteGaussian:
         return self
 
     def _setup(self, weights: Sequence[int]) -> None:
-        self._radius = len(weights) - 1
+        """Keep the CDF: half prefix sums in numpy when ``W < 2^63``, else the whole CDF."""
+        r = self._radius = len(weights) - 1
         self._weights = weights
+        self._prefix: Any = None
+        self._cdf: list[int] | None = None
         if isinstance(weights, array):
             prefix = np.cumsum(np.frombuffer(weights, dtype=np.uint64), dtype=np.uint64)
             self._total: int = 2 * int(prefix[-1]) - int(weights[0])
             self._bulk = self._total < 1 << 63
-            self._prefix: Any = prefix if self._bulk else [int(x) for x in prefix]
-        else:
-            running, out = 0, []
-            for w in weights:
-                running += w
-                out.append(running)
-            self._prefix, self._total, self._bulk = out, 2 * running - weights[0], False
+            if self._bulk:
+                self._prefix = prefix
+                return
+        # C(z) for z = -R..R, as Python ints: searched with bisect (C code) in batches.
+        running, cdf = 0, []
+        for z in range(-r, r + 1):
+            running += int(weights[abs(z)])
+            cdf.append(running)
+        self._cdf, self._total, self._bulk = cdf, running, False
 
     # -- the law ---------------------------------------------------------------------------------
 
@@ -184,10 +205,9 @@ class DiscreteGaussian:
     @property
     def table_bytes(self) -> int:
         """Memory of the weight and CDF tables, in bytes (about)."""
-        if isinstance(self._weights, array):
-            per = 16 if self._bulk else 60
-            return per * (self._radius + 1)
-        return 2 * sum(w.bit_length() // 8 + 36 for w in self._weights)
+        if self._bulk:
+            return 16 * (self._radius + 1)
+        return 3 * sum(int(w).bit_length() // 8 + 40 for w in self._weights)
 
     def cdf(self, z: int) -> int:
         """``W Pr[Z <= z]``, an integer, for any integer ``z``."""
@@ -196,6 +216,8 @@ class DiscreteGaussian:
             return 0
         if z >= r:
             return self._total
+        if self._cdf is not None:
+            return self._cdf[z + r]
         top = int(prefix[r])
         if z < 0:
             return top - int(prefix[-z - 1])
@@ -230,8 +252,11 @@ class DiscreteGaussian:
         """``count`` samples from ``count`` draws taken in one batch (same values as one by one)."""
         count = check_positive_int(count, "count") if count else 0
         values = draws(rng or default_source(), self._total, count)
-        if not self._bulk or not values or not all(type(u) is int for u in values):
-            return [self._search(u) for u in values]
+        if not values or not all(type(u) is int for u in values):
+            return [self._search(u) for u in values]  # symbolic draws: compared one by one
+        if self._cdf is not None:
+            cdf, low = self._cdf, -self._radius
+            return [bisect_left(cdf, u) + low for u in values]
         u = np.array(values, dtype=np.uint64)
         prefix = self._prefix
         top = prefix[-1]
@@ -361,10 +386,15 @@ class DiscreteGaussian:
 
 
 def _default_precision(sigma2: Fraction) -> int:
-    """The largest ``P <= 48`` with ``W < 2^63``.
+    """The default ``P``: 128 up to ``sigma = 2^14``, else the most (up to 48) with ``W < 2^63``.
 
-    ``W <= 2^P (1 + sigma sqrt(2 pi))`` and ``sqrt(2 pi) < 2.51``.
+    Small tables afford 128-bit weights (Python ints), which keep the zCDP
+    statement's ``1/w(T)`` far below ``rho`` for any sensitivity; large ones
+    are kept in numpy (8 bytes a weight): ``W <= 2^P (1 + sigma sqrt(2 pi))``
+    and ``sqrt(2 pi) < 2.51``.
     """
     sigma_up = isqrt(sigma2.numerator // sigma2.denominator + 1) + 1
+    if sigma_up <= HIGH_PRECISION_SIGMA:
+        return HIGH_PRECISION
     spread = (251 * sigma_up) // 100 + 2
     return max(1, min(48, 62 - spread.bit_length()))
