@@ -140,11 +140,19 @@ def exponential_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Takin
 
 def binary_search_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> str:
     lower, step, size, s, m = _grid(p)
-    n = len(s)
     steps = max(1, (size - 1).bit_length())
     a, b = int(derived["a"]), int(derived["b"])
-    d = (a + b) * b ** (n - 1)  # GeoSample(n, .), SPEC section 1
-    assert (str(m), str(steps), str(d)) == (derived["rank"], derived["steps"], derived["d"])
+    window = 0
+    while Fraction(b, a) ** window < 2**64:
+        window += 1
+    n = 2 * window + 2
+    d = (a + b) * b ** (n - 1)  # GeoSample(2L + 2, .), SPEC section 1
+    assert (str(m), str(steps), str(window), str(d)) == (
+        derived["rank"],
+        derived["steps"],
+        derived["L"],
+        derived["d"],
+    )
 
     def cdf(c: int, z: int) -> int:
         if z >= n:
@@ -156,11 +164,11 @@ def binary_search_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Tak
     lo, hi = 0, size - 1
     for _ in range(steps):
         mid = (lo + hi) // 2
-        count = sum(1 for x in s if x <= mid)
+        count = min(max(sum(1 for x in s if x <= mid) - (m - window - 1), 0), n)
         u = tape.take(d)
         noisy = _least(0, n, lambda z, u=u, c=count: cdf(c, z) >= u)
         if lo < hi:
-            if noisy >= m:
+            if noisy >= window + 1:
                 hi = mid
             else:
                 lo = mid + 1

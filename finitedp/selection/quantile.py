@@ -19,8 +19,9 @@ is ``max(0, below - m, m - upto)``.  Replacing one value moves ``below`` and
   Pure DP with ratio ``beta^2``; ``Pr[rank error > t] <= N beta^(-(t+1))`` for
   ``t < K`` whatever the data.
 * :class:`BinarySearchQuantile`: ``ceil(log2 N)`` steps, each a noisy count
-  ``#{x <= mid}`` from BV's GeoSample (ratio ``e^(eps_step)`` per unit change),
-  all of them made whatever the answers; pure DP, ratio ``(b/a)^steps``.
+  ``#{x <= mid}`` (clamped to a window of ``2L + 3`` around ``m``) from BV's
+  GeoSample (ratio ``e^(eps_step)`` per unit change), all of them made whatever
+  the answers; pure DP, ratio ``(b/a)^steps``.
 
 >>> q = ExponentialQuantile(0, 10, quantile="1/2", n=4, base=2)
 >>> q.candidates([1, 2, 2, 9])[:3]             # (first point, points, rank error)
@@ -40,6 +41,7 @@ from ..errors import ParameterError
 from ..exactmath import min_power_at_least
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..ratio import GeometricRatio
 from .exponential import ExponentialMechanism
 
 __all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid"]
@@ -211,11 +213,17 @@ class BinarySearchQuantile:
     search); BV Alg 4.8 (GeoSample) for each count. Neighbours: ``n`` values,
     one replaced, so each count ``#{x <= mid}`` moves by at most 1.
 
+    Each step only asks whether the count reaches ``m``, so the count is first
+    clamped to ``[m - L - 1, m + L + 1]`` (1-Lipschitz: privacy is unchanged)
+    and noised by GeoSample over that window of ``2L + 3`` values: the work
+    follows ``L``, not ``n``.  A wrong answer needs noise beyond ``min(|c - m|, L)``.
+
     Args:
         lower, upper, step: the public grid.
         quantile: ``q``; target rank ``m = floor(q n)``.
         n: the public number of values.
         epsilon: the total budget, ``eps / steps`` per count (ratio ``b/a <= e^(eps/steps)``).
+        clip: ``L``; by default the least with ``Pr[|noise| > L] <= 2^-64``.
     """
 
     def __init__(
@@ -227,6 +235,7 @@ class BinarySearchQuantile:
         n: object,
         epsilon: object,
         step: object = 1,
+        clip: object = None,
     ) -> None:
         self.grid = Grid(lower, upper, step)
         self.n = check_positive_int(n, "n")
@@ -234,7 +243,13 @@ class BinarySearchQuantile:
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.steps = max(1, (self.grid.size - 1).bit_length())
         # GeoSample with budget 2 eps' is eps'-DP per unit change of one count.
-        self.sampler = GeoSample(self.n, 2 * self.epsilon / self.steps, noise="tight")
+        budget = 2 * self.epsilon / self.steps
+        ratio = GeometricRatio.tight(budget)
+        if clip is None:
+            self.clip = min_power_at_least(ratio.exp_epsilon, Fraction(1 << CLIP_BITS))
+        else:
+            self.clip = check_positive_int(clip, "clip")
+        self.sampler = GeoSample(2 * self.clip + 2, budget, noise="tight")
 
     @property
     def privacy_ratio(self) -> Fraction:
@@ -257,12 +272,13 @@ class BinarySearchQuantile:
         data = np.sort(self.grid.indices(values))
         source = rng or default_source()
         low, high = 0, self.grid.size - 1
+        offset, top = self.rank - self.clip - 1, 2 * self.clip + 2
         for _ in range(self.steps):
             mid = (low + high) >> 1
             count = int(np.searchsorted(data, mid, side="right"))
-            noisy = self.sampler.sample(count, source)
+            noisy = self.sampler.sample(min(max(count - offset, 0), top), source)
             if low < high:
-                if noisy >= self.rank:
+                if noisy >= self.clip + 1:  # the noisy count reaches m
                     high = mid
                 else:
                     low = mid + 1
@@ -271,9 +287,15 @@ class BinarySearchQuantile:
     def rank_error(self, beta: object) -> int:
         """``a`` with ``Pr[rank error > a] <= beta``.
 
-        Every count is within ``a`` with probability ``1 - beta/steps`` (GeoSample,
-        BV Thm 4.7 i); then the search ends at ``y`` with ``#{x <= y} >= m - a``
-        and ``#{x < y} <= m + a - 1``.
+        Every step answers rightly unless its noise exceeds ``min(|c - m|, L)``;
+        with GeoSample's ``a`` at ``beta/steps`` (BV Thm 4.7 i) and ``a <= L``, the
+        search ends at ``y`` with ``#{x <= y} >= m - a`` and ``#{x < y} <= m + a - 1``.
+
+        Raises:
+            ParameterError: ``beta`` outside ``(0, 1)``, or so small that ``a > L``.
         """
         b = probability(beta, "beta")
-        return self.sampler.accuracy(b / self.steps)
+        a = self.sampler.accuracy(b / self.steps)
+        if a > self.clip:
+            raise ParameterError(f"beta: got {b}; below what the clip L = {self.clip} allows")
+        return a

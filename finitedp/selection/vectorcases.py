@@ -83,6 +83,7 @@ def _bs_derive(p: Mapping[str, Any]) -> JSON:
     return {
         "rank": decimal(q.rank),
         "steps": decimal(q.steps),
+        "L": decimal(q.clip),
         "a": decimal(ratio.a),
         "b": decimal(ratio.b),
         "d": decimal(q.sampler.d),
