@@ -82,7 +82,7 @@ def _peers(ibm_dir: str | None) -> dict[str, Callable[[int], Any]]:
             return (lambda: mech.randomise(0)), (lambda k: [mech.randomise(0) for _ in range(k)]), 0
 
         out["diffprivlib GaussianDiscrete"] = diffprivlib_factory
-    except Exception as error:  # noqa: BLE001 - a peer that fails to import is skipped
+    except Exception as error:  # a peer that fails to import is skipped
         print(f"diffprivlib unavailable ({type(error).__name__}): skipped")
     if ibm_dir:
         sys.path.insert(0, ibm_dir)
@@ -138,7 +138,7 @@ def samplers(ibm_dir: str | None, quick: bool) -> None:
         for name, make in factories.items():
             try:
                 built[name] = make(sigma)
-            except Exception as error:  # noqa: BLE001 - a peer that refuses sigma is skipped
+            except Exception as error:  # a peer that refuses sigma is skipped
                 print(f"{name} at sigma = {sigma:,}: {type(error).__name__}: {error}")
         one: dict[str, list[float]] = {name: [] for name in built}
         vec: dict[str, list[float]] = {name: [] for name in built}
