@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..jsonvalues import rational
-from ..params import exact_fraction, probability
+from ..params import exact_fraction, probability, short_fraction
 from .convert import ln_upper, zcdp_epsilon
 
 __all__ = ["Accountant", "Guarantee"]
@@ -115,6 +115,20 @@ class Guarantee:
             rho_delta=probability(delta, "delta", allow_zero=True, allow_one=True),
             orders="integer" if integer_orders else "all",
         )
+
+    def __repr__(self) -> str:
+        figures = [
+            f"{name}={short_fraction(value)}"
+            for name, value in (
+                ("epsilon", self.epsilon),
+                ("delta", self.delta),
+                ("rho", self.rho),
+                ("rho_delta", self.rho_delta),
+            )
+            if value is not None and (value or name in ("epsilon", "rho"))
+        ]
+        orders = ", orders='integer'" if self.orders == "integer" else ""
+        return f"Guarantee({self.label!r}, {', '.join(figures)}{orders})"
 
     def to_json_dict(self) -> dict[str, Any]:
         """Every figure as an exact fraction string (``None`` where not stated)."""

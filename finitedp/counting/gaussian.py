@@ -43,7 +43,14 @@ from ..accounting import Guarantee
 from ..errors import ParameterError
 from ..exactmath import exp_bounds, ln_bounds
 from ..oracle import RandomSource, default_source, draw, draws
-from ..params import check_draw, check_positive_int, exact_fraction, positive_fraction, probability
+from ..params import (
+    check_draw,
+    check_positive_int,
+    exact_fraction,
+    positive_fraction,
+    probability,
+    short_fraction,
+)
 from .gaussiantable import (
     MAX_PRECISION,
     fixed_precision_weights,
@@ -106,6 +113,11 @@ class DiscreteGaussian:
             if p > MAX_PRECISION:
                 raise ParameterError(f"precision: got {p}; it must be at most {MAX_PRECISION}")
         largest = largest_radius(sigma2, p)
+        if largest < 1:
+            raise ParameterError(
+                f"sigma: got {short_fraction(s)}; at precision P = {p} every weight but w(0) "
+                f"is 0, so the law is a point mass (no noise); use a larger sigma or precision"
+            )
         r = largest if radius is None else check_positive_int(radius, "radius")
         if r > largest:
             raise ParameterError(
@@ -380,9 +392,11 @@ class DiscreteGaussian:
         return low
 
     def __repr__(self) -> str:
-        if self._kind == "base":
-            return f"DiscreteGaussian.with_base({self._base}, radius={self._radius})"
-        return f"DiscreteGaussian(sigma^2={self._sigma2}, radius={self._radius})"
+        if self._base is not None:
+            base = short_fraction(self._base)
+            return f"DiscreteGaussian.with_base({base}, radius={self._radius})"
+        assert self._sigma2 is not None
+        return f"DiscreteGaussian(sigma^2={short_fraction(self._sigma2)}, radius={self._radius})"
 
 
 def _default_precision(sigma2: Fraction) -> int:
@@ -393,8 +407,8 @@ def _default_precision(sigma2: Fraction) -> int:
     are kept in numpy (8 bytes a weight): ``W <= 2^P (1 + sigma sqrt(2 pi))``
     and ``sqrt(2 pi) < 2.51``.
     """
-    sigma_up = isqrt(sigma2.numerator // sigma2.denominator + 1) + 1
-    if sigma_up <= HIGH_PRECISION_SIGMA:
+    if sigma2 <= HIGH_PRECISION_SIGMA**2:
         return HIGH_PRECISION
+    sigma_up = isqrt(sigma2.numerator // sigma2.denominator + 1) + 1
     spread = (251 * sigma_up) // 100 + 2
     return max(1, min(48, 62 - spread.bit_length()))

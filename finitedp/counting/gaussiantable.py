@@ -84,12 +84,21 @@ def largest_radius(sigma2: Fraction, precision: int) -> int:
     >>> largest_radius(Fraction(1), 10)
     3
     """
-    # R^2 <= 2 sigma^2 P ln 2 exactly when e^(-R^2/(2 sigma^2)) >= 2^-P.
-    _low, high = ln_bounds(Fraction(2), 64)
-    r = isqrt(int(2 * sigma2 * precision * high) + 1) + 1
-    while r > 0 and compare_exp(Fraction(1, 1 << precision), -Fraction(r * r) / (2 * sigma2)) > 0:
-        r -= 1
-    return r
+    # R^2 <= 2 sigma^2 P ln 2 exactly when e^(-R^2/(2 sigma^2)) >= 2^-P; ln 2 is irrational,
+    # so R^2 / (2 sigma^2 P) is never equal to it and a fine enough bracket decides.
+    scale = 2 * sigma2 * precision
+    bits = 64 + (scale.numerator // scale.denominator + 1).bit_length()
+    while True:
+        low, high = ln_bounds(Fraction(2), bits)
+        r_low, r_high = _floor_sqrt(scale * low), _floor_sqrt(scale * high)
+        if r_low == r_high:
+            return r_low  # r^2 <= scale * low < scale * ln 2, and (r + 1)^2 > scale * high
+        bits *= 2
+
+
+def _floor_sqrt(x: Fraction) -> int:
+    """``floor(sqrt(x))`` for a rational ``x >= 0``."""
+    return isqrt(x.numerator // x.denominator)
 
 
 def fixed_precision_weights(

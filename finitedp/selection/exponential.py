@@ -33,7 +33,7 @@ from typing import Any
 from ..accounting import Guarantee
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source, draw
-from ..params import check_positive_int, exact_fraction
+from ..params import check_positive_int, exact_fraction, short_fraction
 from ..resources import require_bits
 
 __all__ = ["ExponentialMechanism"]
@@ -147,7 +147,8 @@ class ExponentialMechanism:
 
     def __repr__(self) -> str:
         extra = ", monotone=True" if self._monotone else ""
-        return f"ExponentialMechanism({self.base}, sensitivity={self._sensitivity}{extra})"
+        base = short_fraction(self.base)
+        return f"ExponentialMechanism({base}, sensitivity={self._sensitivity}{extra})"
 
 
 def _powers(base: int, top: int) -> list[int]:

@@ -40,14 +40,24 @@ from ..counting.geosample import GeoSample
 from ..errors import ParameterError
 from ..exactmath import min_power_at_least
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..params import (
+    check_positive_int,
+    exact_fraction,
+    positive_fraction,
+    probability,
+    short_fraction,
+)
 from ..ratio import GeometricRatio
+from ..resources import describe_bytes
 from .exponential import ExponentialMechanism
 
 __all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid"]
 
 #: The exponential quantile clips rank errors at ``K`` with ``N beta^-K <= 2^-CLIP_BITS``.
 CLIP_BITS = 64
+
+#: The binary search refuses to read more randomness than this (its steps times ``bits(d)/8``).
+MAX_DRAWN_BYTES = 256 << 20
 
 
 class Grid:
@@ -249,7 +259,22 @@ class BinarySearchQuantile:
             self.clip = min_power_at_least(ratio.exp_epsilon, Fraction(1 << CLIP_BITS))
         else:
             self.clip = check_positive_int(clip, "clip")
-        self.sampler = GeoSample(2 * self.clip + 2, budget, noise="tight")
+        try:
+            self.sampler = GeoSample(2 * self.clip + 2, budget, noise="tight")
+        except ParameterError as error:  # name what the user chose, not the inner sampler's n
+            raise type(error)(
+                f"epsilon: got {short_fraction(self.epsilon)} over {self.steps} steps; the "
+                f"counts' noise over a window of 2L + 3 = {2 * self.clip + 3} values is too "
+                f"large ({error}); choose a larger epsilon or a coarser grid"
+            ) from None
+        drawn = self.steps * (self.sampler.d.bit_length() // 8 + 1)
+        if drawn > MAX_DRAWN_BYTES:
+            raise ParameterError(
+                f"step: got {short_fraction(self.grid.step)}; {self.steps} steps of draws of "
+                f"{self.sampler.d.bit_length()} bits would read about {describe_bytes(drawn)} "
+                f"of randomness, above the limit of {describe_bytes(MAX_DRAWN_BYTES)}; use a "
+                f"coarser grid, a larger epsilon, or ExponentialQuantile (one draw)"
+            )
 
     @property
     def privacy_ratio(self) -> Fraction:

@@ -1,0 +1,146 @@
+"""The standing hostile suite for the noise, accounting and selection APIs.
+
+Each row is a call a user could make with a bad or extreme argument.  It must
+raise one of finitedp's errors (a ``ValueError`` or ``TypeError`` subclass)
+naming the parameter, within a time cap, under a 1 GiB memory limit, before
+any long work; and whatever is displayed of a valid object never fails.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from finitedp.accounting import Accountant, Guarantee
+from finitedp.counting.gaussian import DiscreteGaussian
+from finitedp.errors import FiniteDPError, FloatParameterError, ParameterError, ResourceLimitError
+from finitedp.selection import BinarySearchQuantile, ExponentialMechanism, ExponentialQuantile
+
+#: Seconds a refusal may take.
+CAP = 5.0
+
+HUGE = Fraction(1, 10**5000)
+
+CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
+    ("float sigma", lambda: DiscreteGaussian(2.5), FloatParameterError, "sigma"),
+    ("bool sigma", lambda: DiscreteGaussian(True), FiniteDPError, "sigma"),
+    ("negative sigma", lambda: DiscreteGaussian(-1), ParameterError, "sigma"),
+    ("sigma as text", lambda: DiscreteGaussian("ten"), ParameterError, "sigma"),
+    ("sigma 10^9", lambda: DiscreteGaussian(10**9), ResourceLimitError, "sigma"),
+    ("sigma 10^40", lambda: DiscreteGaussian(10**40), ResourceLimitError, "sigma"),
+    ("sigma 10^-6", lambda: DiscreteGaussian(Fraction(1, 10**6)), ParameterError, "sigma"),
+    ("radius 0", lambda: DiscreteGaussian(3, radius=0), ParameterError, "radius"),
+    ("radius float", lambda: DiscreteGaussian(3, radius=5.0), FloatParameterError, "radius"),
+    ("precision 0", lambda: DiscreteGaussian(3, precision=0), ParameterError, "precision"),
+    ("precision 10^6", lambda: DiscreteGaussian(3, precision=10**6), ParameterError, "precision"),
+    ("base 1", lambda: DiscreteGaussian.with_base(1, 3), ParameterError, "base"),
+    ("base 0", lambda: DiscreteGaussian.with_base(0, 3), ParameterError, "base"),
+    (
+        "base near 1, wide",
+        lambda: DiscreteGaussian.with_base("999999/1000000", 2000),
+        ResourceLimitError,
+        "base",
+    ),
+    ("sample_many float", lambda: DiscreteGaussian(3).sample_many(2.0), FiniteDPError, "count"),
+    ("draw 0", lambda: DiscreteGaussian(3)(0), ParameterError, "u"),
+    ("delta float eps", lambda: DiscreteGaussian(3).delta(0.5), FloatParameterError, "epsilon"),
+    ("delta negative eps", lambda: DiscreteGaussian(3).delta(-1), ParameterError, "epsilon"),
+    ("zcdp shift 0", lambda: DiscreteGaussian(3).zcdp(0), ParameterError, "sensitivity"),
+    ("accuracy beta 1", lambda: DiscreteGaussian(3).accuracy(1), ParameterError, "beta"),
+    ("guarantee float", lambda: Guarantee.pure(0.1, "x"), FloatParameterError, "epsilon"),
+    ("guarantee rho text", lambda: Guarantee.zcdp("a lot", "x"), ParameterError, "rho"),
+    ("accountant delta 0", lambda: _plan().epsilon_for(0), ParameterError, "delta"),
+    ("accountant delta 1", lambda: _plan().epsilon_for(1), ParameterError, "delta"),
+    ("em base 1", lambda: ExponentialMechanism(1), ParameterError, "base"),
+    ("em float base", lambda: ExponentialMechanism(1.01), FloatParameterError, "base"),
+    (
+        "em sensitivity 0",
+        lambda: ExponentialMechanism(2, sensitivity=0),
+        ParameterError,
+        "sensitivity",
+    ),
+    (
+        "em utilities spanning 10^12",
+        lambda: ExponentialMechanism("3/2").weights([0, -(10**12)]),
+        ResourceLimitError,
+        "utilities",
+    ),
+    ("em no candidates", lambda: ExponentialMechanism(2).sample([]), ParameterError, "utilities"),
+    (
+        "quantile off grid",
+        lambda: ExponentialQuantile(0, "1/2", quantile="1/2", n=1, base=2, step="1/3"),
+        ParameterError,
+        "upper",
+    ),
+    (
+        "quantile float value",
+        lambda: ExponentialQuantile(0, 10, quantile="1/2", n=1, base=2).release([1.5]),
+        FloatParameterError,
+        "values[0]",
+    ),
+    (
+        "quantile empty",
+        lambda: ExponentialQuantile(0, 10, quantile="1/2", n=1, base=2).release([]),
+        ParameterError,
+        "values",
+    ),
+    (
+        "quantile n 0",
+        lambda: ExponentialQuantile(0, 10, quantile="1/2", n=0, base=2),
+        ParameterError,
+        "n",
+    ),
+    (
+        "binary search epsilon 10^-9",
+        lambda: BinarySearchQuantile(0, 10, quantile="1/2", n=5, epsilon=Fraction(1, 10**9)),
+        ResourceLimitError,
+        "epsilon",
+    ),
+    (
+        "binary search huge grid step",
+        lambda: BinarySearchQuantile(0, 1, quantile="1/2", n=5, epsilon=1, step=HUGE),
+        ParameterError,
+        "step",
+    ),
+]
+
+
+def _plan() -> Accountant:
+    acc = Accountant("replace one vector")
+    acc.add(Guarantee.zcdp(Fraction(1, 2), "all"))
+    return acc
+
+
+@pytest.fixture(autouse=True)
+def one_gib(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1G")
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "name"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_refused_quickly_by_name(
+    call: Callable[[], Any], error: type[Exception], name: str
+) -> None:
+    start = time.perf_counter()
+    with pytest.raises(error) as caught:
+        call()
+    assert time.perf_counter() - start < CAP
+    assert isinstance(caught.value, ValueError | TypeError)
+    assert name in str(caught.value)
+
+
+def test_display_never_fails_on_huge_valid_figures() -> None:
+    g = Guarantee.zcdp(HUGE, "tiny", delta=HUGE, integer_orders=True)
+    assert "16610-bit" in repr(g)
+    acc = Accountant("replace one row")
+    acc.add(g)
+    acc.add(Guarantee.pure(Fraction(10**5000 + 1, 10**5000), "pure"))
+    assert "Accountant" in repr(acc)
+    assert acc.to_json_dict()["total"]["rho"].startswith("1")
+    assert repr(DiscreteGaussian(Fraction(10**40 + 1, 10**40))).startswith("DiscreteGaussian(")
+    assert "ExponentialMechanism" in repr(ExponentialMechanism(Fraction(10**5000 + 1, 10**5000)))
