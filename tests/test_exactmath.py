@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from finitedp import GeometricRatio, ParameterError
@@ -127,7 +127,11 @@ def test_ceil_log_ratio_is_fast_when_the_answer_is_huge() -> None:
     assert j.bit_length() == 162
 
 
-@given(st.fractions(min_value=Fraction(1, 10**30), max_value=10**30), st.integers(8, 300))
+# Deciding e^low <= x <= e^high exactly costs a Taylor series of fractions as wide as the
+# precision; at up to 300 bits this one test took half of the suite (about 4 minutes).
+# The law is the same at every precision: 8 to 128 bits, 50 examples.
+@settings(max_examples=50, deadline=None)
+@given(st.fractions(min_value=Fraction(1, 10**30), max_value=10**30), st.integers(8, 128))
 def test_ln_bounds_bracket_with_relative_precision(x: Fraction, precision: int) -> None:
     low, high = ln_bounds(x, precision)
     assert low <= high
@@ -136,6 +140,7 @@ def test_ln_bounds_bracket_with_relative_precision(x: Fraction, precision: int) 
     assert high - low <= Fraction(4, 2**precision) * max(abs(low), abs(high))
 
 
+@settings(max_examples=40, deadline=None)
 @given(
     st.fractions(min_value=Fraction(1, 1000), max_value=1000),
     st.fractions(min_value=Fraction(1, 10**12), max_value=10**12),

@@ -191,3 +191,18 @@ def test_quantile_bad_input() -> None:
         ExponentialQuantile(0, 4, quantile="3/2", n=2, base=2)
     with pytest.raises(ParameterError, match="epsilon"):
         BinarySearchQuantile(0, 4, quantile="1/2", n=2, epsilon=0)
+
+
+def test_exponential_memory_estimate_is_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2m + 4 copies of the largest weight: spread * bits(max(a, b)) + bits(max count) bits
+    from finitedp.errors import ResourceLimitError
+
+    em = ExponentialMechanism("3/2")
+    utilities, counts = [0, -1000, -5], [1, 1, 7]
+    bits = 1000 * (3).bit_length() + (7).bit_length()
+    estimate = (2 * 3 + 4) * ((bits + 7) // 8)
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", str(estimate))
+    em.weights(utilities, counts)
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", str(estimate - 1))
+    with pytest.raises(ResourceLimitError, match="utilities spanning 1000 with base 3/2"):
+        em.weights(utilities, counts)

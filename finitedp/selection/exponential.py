@@ -102,7 +102,7 @@ class ExponentialMechanism:
         require_bits(
             spread * max(self._a, self._b).bit_length() + max(cs).bit_length(),
             "the exponential mechanism's weights",
-            f"utilities spanning {spread} with base {self.base}",
+            f"utilities spanning {spread} with base {short_fraction(self.base)}",
             copies=2 * len(us) + 4,
         )
         a, b = self._a, self._b
