@@ -206,3 +206,49 @@ def test_exponential_memory_estimate_is_pinned(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("FINITEDP_MAX_MEMORY", str(estimate - 1))
     with pytest.raises(ResourceLimitError, match="utilities spanning 1000 with base 3/2"):
         em.weights(utilities, counts)
+
+
+def test_grid_int_fast_path_and_single_point_grid() -> None:
+    g = Grid(-5, 5)
+    assert [g.index(v) for v in (-5, 0, 3, 5)] == [0, 5, 8, 10]
+    with pytest.raises(ParameterError, match="values"):
+        g.index(6, "values")
+    # A one-point grid still makes one draw: the search's work never depends on the data.
+    q = BinarySearchQuantile(3, 3, quantile="1/2", n=2, epsilon=1)
+    assert q.steps == q.max_oracle_calls == 1
+    assert exact_distribution(lambda rng: q.release([3, 3], rng)) == {Fraction(3): 1}
+
+
+def test_binary_search_reaches_both_ends_of_the_grid() -> None:
+    for data, end in (([3, 3], 3), ([0, 0], 0)):
+        q = BinarySearchQuantile(0, 3, quantile="1/2", n=2, epsilon=8, clip=4)
+        dist = exact_distribution(lambda rng, d=data, q=q: q.release(d, rng))
+        assert dist.get(Fraction(end), 0) > Fraction(1, 2)
+
+
+def test_binary_search_law_is_the_windowed_geosample() -> None:
+    # The exact law of the release, computed again step by step from GeoSample's pmf over
+    # the window, for a narrow window (L = 1) so that counts fall below and above it.
+    q = BinarySearchQuantile(0, 7, quantile="1/2", n=4, epsilon=2, clip=1)
+    data = [0, 1, 6, 7]
+    window = q.sampler
+    top, offset = 2 * q.clip + 2, q.rank - q.clip - 1
+    assert window.n == top
+
+    def law(low: int, high: int, steps: int) -> dict[Fraction, Fraction]:
+        if steps == 0:
+            return {Fraction(low): Fraction(1)}
+        mid = (low + high) // 2
+        count = sum(1 for x in data if x <= mid)
+        pmf = window.pmf(min(max(count - offset, 0), top))
+        yes = sum((p for z, p in pmf.items() if z >= q.clip + 1), Fraction(0))
+        out: dict[Fraction, Fraction] = {}
+        if low == high:
+            return law(low, high, steps - 1)
+        for (lo, hi), weight in (((low, mid), yes), ((mid + 1, high), 1 - yes)):
+            for y, p in law(lo, hi, steps - 1).items():
+                out[y] = out.get(y, Fraction(0)) + weight * p
+        return out
+
+    expected = {y: p for y, p in law(0, 7, q.steps).items() if p}
+    assert exact_distribution(lambda rng: q.release(data, rng)) == expected
