@@ -150,3 +150,33 @@ def test_pure_ratio_rounds_epsilon_up() -> None:
     assert g.epsilon - ln_bounds(Fraction(4), 128)[0] < Fraction(1, 2**70)
     assert g.rho == g.epsilon**2 / 8
     assert Guarantee.pure_ratio(1, "nothing").epsilon == 0
+
+
+# -- pinned by the mutation run (benchmarks/mutate_random.py) ----------------------------------
+
+
+def test_conversion_edges() -> None:
+    assert cks_delta(Fraction(0), Fraction(1)) == (Fraction(0), Fraction(2))
+    assert cks_delta(Fraction(1), Fraction(1))[0] > 0  # rho = 1 is not rho = 0
+    assert cks_delta(Fraction(1), Fraction(0))[0] == 1  # no bound below 1: capped at 1
+    for rho, delta in ((Fraction(-1), Fraction(1, 2)), (Fraction(1), Fraction(2))):
+        with pytest.raises(ParameterError):
+            zcdp_to_dp_bs(rho, delta)
+    assert zcdp_epsilon(Fraction(0), Fraction(1, 2)) == 0
+
+
+def test_guarantee_defaults_and_caps() -> None:
+    plain = Guarantee("x", rho=Fraction(1))
+    assert plain.delta == plain.rho_delta == 0 and plain.orders == "all"
+    ratio = Guarantee.pure_ratio(4, "x")
+    assert ratio.delta == 0 and ratio.epsilon is not None
+    assert ratio.rho == ratio.epsilon**2 / 2  # bounded range only when asked
+    assert Guarantee.approx(1, 1, "vacuous").delta == 1
+    acc = Accountant("x")
+    acc.add(Guarantee.approx(1, Fraction(3, 4), "a"))
+    acc.add(Guarantee.approx(1, Fraction(3, 4), "b"))
+    assert acc.total().delta == 1
+    cdp = Accountant("x")
+    cdp.add(Guarantee.zcdp(1, "a", delta=Fraction(3, 4)))
+    cdp.add(Guarantee.zcdp(1, "b", delta=Fraction(3, 4)))
+    assert cdp.total().rho_delta == 1
