@@ -168,16 +168,24 @@ def max_ratio(p: Distribution, q: Distribution) -> Ratio:
         ParameterError: a probability outside ``[0, 1]``.
         ParameterTypeError: a value that is not an exact number.
     """
-    pv, qv = _validated(p, "p"), _validated(q, "q")
-    best = Fraction(0)
+    pairs = _on_support(_validated(p, "p"), _validated(q, "q"))
+    if pairs is None:
+        return INFINITY
+    return max((v / w for v, w in pairs), default=Fraction(0))
+
+
+def _on_support(
+    pv: dict[Any, Fraction], qv: dict[Any, Fraction]
+) -> list[tuple[Fraction, Fraction]] | None:
+    """``(p(o), q(o))`` for every ``o`` with ``p(o) > 0``; ``None`` if some such ``q(o) = 0``."""
+    pairs = []
     for o, v in pv.items():
-        if v == 0:
-            continue
-        w = qv.get(o, Fraction(0))
-        if w == 0:
-            return INFINITY
-        best = max(best, v / w)
-    return best
+        if v:
+            w = qv.get(o, Fraction(0))
+            if w == 0:
+                return None
+            pairs.append((v, w))
+    return pairs
 
 
 def privacy_ratio(p: Distribution, q: Distribution) -> Ratio:
@@ -240,16 +248,10 @@ def renyi_moment(p: Distribution, q: Distribution, order: int) -> Ratio:
     """
     if isinstance(order, bool) or not isinstance(order, int) or order < 2:
         raise ParameterError(f"order: got {order!r}; it must be an int >= 2")
-    pv, qv = _validated(p, "p"), _validated(q, "q")
-    total = Fraction(0)
-    for o, v in pv.items():
-        if v == 0:
-            continue
-        w = qv.get(o, Fraction(0))
-        if w == 0:
-            return INFINITY
-        total += v**order / w ** (order - 1)
-    return total
+    pairs = _on_support(_validated(p, "p"), _validated(q, "q"))
+    if pairs is None:
+        return INFINITY
+    return sum((v**order / w ** (order - 1) for v, w in pairs), Fraction(0))
 
 
 @overload

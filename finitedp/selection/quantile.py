@@ -111,9 +111,14 @@ class Grid:
         return self.lower + index * self.step
 
 
-def _target(quantile: object, n: int) -> tuple[Fraction, int]:
+def _on_grid(
+    lower: object, upper: object, step: object, quantile: object, n: object
+) -> tuple[Grid, int, Fraction, int]:
+    """The grid, the public ``n``, ``q`` and the target rank ``m = floor(q n)``, checked."""
+    grid = Grid(lower, upper, step)
+    size = check_positive_int(n, "n")
     q = probability(quantile, "quantile", allow_zero=True, allow_one=True)
-    return q, (q * n).numerator // (q * n).denominator
+    return grid, size, q, (q * size).numerator // (q * size).denominator
 
 
 class ExponentialQuantile:
@@ -141,9 +146,7 @@ class ExponentialQuantile:
         step: object = 1,
         clip: object = None,
     ) -> None:
-        self.grid = Grid(lower, upper, step)
-        self.n = check_positive_int(n, "n")
-        self.quantile, self.rank = _target(quantile, self.n)
+        self.grid, self.n, self.quantile, self.rank = _on_grid(lower, upper, step, quantile, n)
         self.mechanism = ExponentialMechanism(base, sensitivity=1)
         beta = self.mechanism.base
         default = min_power_at_least(beta, Fraction(self.grid.size << CLIP_BITS))
@@ -247,9 +250,7 @@ class BinarySearchQuantile:
         step: object = 1,
         clip: object = None,
     ) -> None:
-        self.grid = Grid(lower, upper, step)
-        self.n = check_positive_int(n, "n")
-        self.quantile, self.rank = _target(quantile, self.n)
+        self.grid, self.n, self.quantile, self.rank = _on_grid(lower, upper, step, quantile, n)
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.steps = max(1, (self.grid.size - 1).bit_length())
         # GeoSample with budget 2 eps' is eps'-DP per unit change of one count.
