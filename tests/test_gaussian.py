@@ -306,3 +306,28 @@ def test_default_precision(sigma: Fraction, precision: int) -> None:
     if precision < 63:
         # W <= 2^P (1 + 2.51 sigma) < 2^63, and one more bit could overflow that estimate
         assert (1 << precision) * (1 + Fraction(251, 100) * Fraction(sigma)) < 2**63
+
+
+def test_exact_floor_decides_between_the_chains() -> None:
+    # Where the two fixed-point chains disagree, the floor is decided exactly.
+    from finitedp.counting.gaussiantable import _exact_floor
+
+    sigma2 = Fraction(9, 4)
+    for z in range(1, 6):
+        w = fixed_precision_weights(sigma2, 5, 20)[z]
+        assert _exact_floor(z, sigma2, 20, w - 1, w + 1) == w
+        assert _exact_floor(z, sigma2, 20, w, w + 2) == w
+
+
+def test_table_memory_estimate_is_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    from finitedp.counting.gaussiantable import table_bytes
+    from finitedp.errors import ResourceLimitError
+
+    estimate = table_bytes(7 + 1, 20 + (7).bit_length())  # R + 1 weights of P + bits(R) bits
+    assert estimate == 2 * 8 * 8
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", str(estimate))
+    fixed_precision_weights(Fraction(9, 4), 7, 20)
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", str(estimate - 1))
+    with pytest.raises(ResourceLimitError, match="table"):
+        fixed_precision_weights(Fraction(9, 4), 7, 20)
+    assert table_bytes(3, 100) == 2 * 3 * (40 + 100 // 8)

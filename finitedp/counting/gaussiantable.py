@@ -139,6 +139,8 @@ def fixed_precision_weights(
         c_low = c_low * q_low >> frac
         c_high = -(-c_high * q_high >> frac)
         low, high = g_low >> shift, g_high >> shift
+        if low > high:  # pragma: no cover - the chains bracket the weight by construction
+            raise AssertionError(f"the fixed-point chains crossed at z = {z}")
         w = low if low == high else _exact_floor(z, sigma2, precision, low, high)
         if w == 0:
             raise ParameterError(
