@@ -229,8 +229,8 @@ def test_binary_search_reaches_both_ends_of_the_grid() -> None:
 def test_binary_search_law_is_the_windowed_geosample() -> None:
     # The exact law of the release, computed again step by step from GeoSample's pmf over
     # the window, for a narrow window (L = 1) so that counts fall below and above it.
-    q = BinarySearchQuantile(0, 7, quantile="1/2", n=4, epsilon=2, clip=1)
-    data = [0, 1, 6, 7]
+    q = BinarySearchQuantile(0, 7, quantile="1/2", n=6, epsilon=2, clip=1)
+    data = [0, 1, 1, 6, 7, 7]  # counts run from 1 to 6, past both ends of the window [1, 5]
     window = q.sampler
     top, offset = 2 * q.clip + 2, q.rank - q.clip - 1
     assert window.n == top
