@@ -228,27 +228,27 @@ def test_binary_search_reaches_both_ends_of_the_grid() -> None:
 
 def test_binary_search_law_is_the_windowed_geosample() -> None:
     # The exact law of the release, computed again step by step from GeoSample's pmf over
-    # the window, for a narrow window (L = 1) so that counts fall below and above it.
+    # the window, for a narrow window (L = 1) and counts past both of its ends.
     q = BinarySearchQuantile(0, 7, quantile="1/2", n=6, epsilon=2, clip=1)
-    data = [0, 1, 1, 6, 7, 7]  # counts run from 1 to 6, past both ends of the window [1, 5]
     window = q.sampler
     top, offset = 2 * q.clip + 2, q.rank - q.clip - 1
     assert window.n == top
 
-    def law(low: int, high: int, steps: int) -> dict[Fraction, Fraction]:
+    def law(data: list[int], low: int, high: int, steps: int) -> dict[Fraction, Fraction]:
         if steps == 0:
             return {Fraction(low): Fraction(1)}
         mid = (low + high) // 2
         count = sum(1 for x in data if x <= mid)
         pmf = window.pmf(min(max(count - offset, 0), top))
         yes = sum((p for z, p in pmf.items() if z >= q.clip + 1), Fraction(0))
-        out: dict[Fraction, Fraction] = {}
         if low == high:
-            return law(low, high, steps - 1)
+            return law(data, low, high, steps - 1)
+        out: dict[Fraction, Fraction] = {}
         for (lo, hi), weight in (((low, mid), yes), ((mid + 1, high), 1 - yes)):
-            for y, p in law(lo, hi, steps - 1).items():
+            for y, p in law(data, lo, hi, steps - 1).items():
                 out[y] = out.get(y, Fraction(0)) + weight * p
         return out
 
-    expected = {y: p for y, p in law(0, 7, q.steps).items() if p}
-    assert exact_distribution(lambda rng: q.release(data, rng)) == expected
+    for data in ([0, 1, 1, 6, 7, 7], [0] * 6, [7] * 6):
+        expected = {y: p for y, p in law(data, 0, 7, q.steps).items() if p}
+        assert exact_distribution(lambda rng, d=data: q.release(d, rng)) == expected
