@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
+from ..exactmath import simplest_between
 from ..jsonvalues import rational
 from ..params import exact_fraction, probability, short_fraction
 from .convert import ln_upper, zcdp_epsilon
@@ -225,10 +226,13 @@ class Accountant:
             options.append(spent_eps)
         if not options:
             raise ParameterError(
-                f"delta: got {target}; the steps spend at least "
-                f"{spent_delta + sum((s.rho_delta for s in smooth), Fraction(0))} outright"
+                f"delta: got {short_fraction(target)}; the steps spend at least "
+                f"{short_fraction(spent_delta + sum((s.rho_delta for s in smooth), Fraction(0)))}"
+                " outright"
             )
-        return min(options)
+        best = min(options)
+        # A larger epsilon is a weaker claim: the simplest rational within 2^-32 above is valid.
+        return simplest_between(best, best + best / (1 << 32)) if best > 0 else best
 
     def to_json_dict(self, delta: object | None = None) -> dict[str, Any]:
         """The steps, their composition and, given ``delta``, the ``epsilon`` for it."""
