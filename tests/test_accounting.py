@@ -183,3 +183,35 @@ def test_guarantee_defaults_and_caps() -> None:
     cdp.add(Guarantee.zcdp(1, "a", delta=Fraction(3, 4)))
     cdp.add(Guarantee.zcdp(1, "b", delta=Fraction(3, 4)))
     assert cdp.total().rho_delta == 1
+
+
+def test_more_conversion_edges_and_integer_orders() -> None:
+    for delta in (Fraction(0), Fraction(1)):
+        with pytest.raises(ParameterError):
+            zcdp_to_dp_bs(Fraction(1), delta)
+    # pinned values (the least epsilon to 2^-32, at integer orders only)
+    assert zcdp_epsilon(Fraction(1, 2), Fraction(1, 10**6), integer_orders=True) == Fraction(
+        148975, 28526
+    )
+    assert zcdp_epsilon(Fraction(1, 8), Fraction(1, 10**3), integer_orders=True) == Fraction(
+        151405, 97818
+    )
+    small = Guarantee.pure_ratio(Fraction(3, 2), "x")
+    assert small.epsilon is not None and compare_exp(Fraction(3, 2), small.epsilon) <= 0
+    assert small.epsilon > Fraction(2, 5)  # ln(3/2) = 0.405...
+
+
+def test_mixed_composition_adds_the_plain_steps_to_the_converted_ones() -> None:
+    acc = Accountant("replace one row")
+    for part in range(4):
+        acc.add(Guarantee.zcdp(Fraction(1, 8), f"gauss {part}"))
+    acc.add(Guarantee.zcdp(0, "free"))
+    acc.add(Guarantee.approx(Fraction(1, 100), Fraction(1, 10**9), "stability"))
+    expected = zcdp_epsilon(Fraction(1, 2), Fraction(1, 10**6) - Fraction(1, 10**9)) + Fraction(
+        1, 100
+    )
+    eps = acc.epsilon_for(Fraction(1, 10**6))
+    assert expected <= eps <= expected * (1 + Fraction(1, 2**32))
+    with pytest.raises(ParameterError, match="no one notion"):
+        acc.total()
+    assert acc.to_json_dict(Fraction(1, 10**6))["total"] is None

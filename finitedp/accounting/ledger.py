@@ -168,13 +168,19 @@ class Accountant:
         ``"integer"`` if any step's are.
 
         Raises:
-            ParameterError: no steps.
+            ParameterError: no steps, or steps that share no notion (some state only
+                ``(eps, delta)``, others only zCDP): then use :meth:`epsilon_for`.
         """
         if not self.steps:
             raise ParameterError("accountant: no steps to compose")
         steps = self.steps
         dp = all(s.epsilon is not None for s in steps)
         cdp = all(s.rho is not None for s in steps)
+        if not (dp or cdp):
+            raise ParameterError(
+                "accountant: the steps mix guarantees stated only in (eps, delta) with ones "
+                "stated only in zCDP, so no one notion holds for all; use epsilon_for(delta)"
+            )
         return Guarantee(
             f"{len(steps)} steps composed",
             sum((s.epsilon or Fraction(0) for s in steps), Fraction(0)) if dp else None,
@@ -209,9 +215,10 @@ class Accountant:
         spent_eps = sum((s.epsilon or Fraction(0) for s in plain), Fraction(0))
         spent_delta = sum((s.delta for s in plain), Fraction(0))
         options: list[Fraction] = []
-        every = self.total()
-        if every.epsilon is not None and every.delta <= target:
-            options.append(every.epsilon)
+        if all(s.epsilon is not None for s in self.steps):
+            every = self.total()
+            if every.epsilon is not None and every.delta <= target:
+                options.append(every.epsilon)
         if smooth:
             rho = sum((s.rho or Fraction(0) for s in smooth), Fraction(0))
             rho_delta = sum((s.rho_delta for s in smooth), Fraction(0))
@@ -236,10 +243,13 @@ class Accountant:
 
     def to_json_dict(self, delta: object | None = None) -> dict[str, Any]:
         """The steps, their composition and, given ``delta``, the ``epsilon`` for it."""
+        mixed = not any(
+            all(getattr(s, notion) is not None for s in self.steps) for notion in ("epsilon", "rho")
+        )
         out: dict[str, Any] = {
             "neighbours": self.neighbours,
             "steps": [s.to_json_dict() for s in self.steps],
-            "total": self.total().to_json_dict(),
+            "total": None if mixed else self.total().to_json_dict(),
         }
         if delta is not None:
             out["at_delta"] = {
