@@ -331,3 +331,17 @@ def test_table_memory_estimate_is_pinned(monkeypatch: pytest.MonkeyPatch) -> Non
     with pytest.raises(ResourceLimitError, match="table"):
         fixed_precision_weights(Fraction(9, 4), 7, 20)
     assert table_bytes(3, 100) == 2 * 3 * (40 + 100 // 8)
+
+
+def test_rational_base_memory_estimate_is_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (R + 1) weights of R^2 log2 b bits, three copies, 64 bytes of overhead each
+    from finitedp.counting.gaussiantable import rational_base_weights
+    from finitedp.errors import ResourceLimitError
+
+    bits = 30 * 30 * (3).bit_length()
+    estimate = (30 + 1) * (bits // 8 + 64) * 3
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", str(estimate))
+    rational_base_weights(2, 3, 30)
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", str(estimate - 1))
+    with pytest.raises(ResourceLimitError, match="exact discrete Gaussian"):
+        rational_base_weights(2, 3, 30)
