@@ -82,6 +82,13 @@ def test_exponential_comparisons_are_bounded() -> None:
     weights = em.weights([0, -1, -2, -3], [8, 1, 1, 1])
     total = sum(weights)
     assert [em.choose([0, -1, -2, -3], [8, 1, 1, 1], u) for u in (1, total)] == [(0, 0), (3, 0)]
+    # without counts every candidate is one point: weights 8, 4, 2, 1 of 15
+    assert [em.choose([0, -1, -2, -3], None, u) for u in (1, 8, 9, 15)] == [
+        (0, 0),
+        (0, 0),
+        (1, 0),
+        (3, 0),
+    ]
 
 
 def test_exponential_guarantee_is_bounded_range() -> None:
