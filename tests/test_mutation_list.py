@@ -1,0 +1,27 @@
+"""The curated mutations of benchmarks/mutations.py still point at code that exists.
+
+The script itself is not run by the suite (it takes minutes); a mutation whose
+anchor or text has moved would silently test nothing, so their places are
+checked here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_curated_mutation_finds_its_text() -> None:
+    spec = importlib.util.spec_from_file_location("mutations", ROOT / "benchmarks" / "mutations.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for mutation in module.MUTATIONS:
+        text = (ROOT / mutation.path).read_text(encoding="utf-8")
+        start = text.find(mutation.after)
+        assert start >= 0, (mutation.path, mutation.after)
+        assert text.find(mutation.old, start) >= 0, (mutation.path, mutation.old)
+        for test in mutation.tests:
+            assert (ROOT / test).exists(), test
