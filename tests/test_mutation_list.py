@@ -8,6 +8,7 @@ checked here.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,7 +18,11 @@ def test_every_curated_mutation_finds_its_text() -> None:
     spec = importlib.util.spec_from_file_location("mutations", ROOT / "benchmarks" / "mutations.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules["mutations"] = module  # dataclasses look their module up while building
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules["mutations"]
     for mutation in module.MUTATIONS:
         text = (ROOT / mutation.path).read_text(encoding="utf-8")
         start = text.find(mutation.after)
