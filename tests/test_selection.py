@@ -14,7 +14,7 @@ import pytest
 
 from finitedp import SeededSource
 from finitedp.checker import exact_distribution, max_privacy_ratio
-from finitedp.errors import FloatParameterError, ParameterError
+from finitedp.errors import FloatParameterError, ParameterError, ParameterTypeError
 from finitedp.selection import (
     BinarySearchQuantile,
     ExponentialMechanism,
@@ -259,3 +259,15 @@ def test_binary_search_law_is_the_windowed_geosample() -> None:
     for data in ([0, 1, 1, 6, 7, 7], [0] * 6, [7] * 6):
         expected = {y: p for y, p in law(data, 0, 7, q.steps).items() if p}
         assert exact_distribution(lambda rng, d=data: q.release(d, rng)) == expected
+
+
+def test_grid_indices_fast_path_agrees_with_the_checked_one() -> None:
+    g = Grid(-7, 9)
+    ints = [-7, 0, 9, 3, 3]
+    assert (
+        list(g.indices(ints)) == list(g.indices([Fraction(v) for v in ints])) == [0, 7, 16, 10, 10]
+    )
+    with pytest.raises(ParameterError, match=r"values\[2\]: got 10"):
+        g.indices([0, 1, 10])
+    with pytest.raises(ParameterTypeError, match=r"values\[1\]: got True \(a bool\)"):
+        g.indices([0, True])
