@@ -95,6 +95,30 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "n",
     ),
     (
+        "hockey-stick ratio of 5,000 digits",
+        lambda: DiscreteGaussian(3).hockey_stick(HUGE),
+        ParameterError,
+        "exp_epsilon: got 1/<a 16610-bit integer>",
+    ),
+    (
+        "guarantee negative 5,000 digits",
+        lambda: Guarantee("x", epsilon=-HUGE),
+        ParameterError,
+        "epsilon -1/<a 16610-bit integer>",
+    ),
+    (
+        "em base of 5,000 digits below 1",
+        lambda: ExponentialMechanism(HUGE),
+        ParameterError,
+        "base: got 1/<a 16610-bit integer>",
+    ),
+    (
+        "quantile value of 5,000 digits",
+        lambda: ExponentialQuantile(0, 10, quantile="1/2", n=1, base=2).release([10**5000]),
+        ParameterError,
+        "values[0]: got <a 16610-bit integer>",
+    ),
+    (
         "binary search epsilon 10^-9",
         lambda: BinarySearchQuantile(0, 10, quantile="1/2", n=5, epsilon=Fraction(1, 10**9)),
         ResourceLimitError,

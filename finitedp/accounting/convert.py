@@ -32,6 +32,7 @@ from math import isqrt
 
 from ..errors import ParameterError
 from ..exactmath import exp_bounds, ln_bounds, simplest_between
+from ..params import short_fraction
 
 __all__ = [
     "cks_delta",
@@ -55,7 +56,7 @@ def sqrt_upper(x: Fraction, bits: int = PRECISION) -> Fraction:
     Fraction(2, 1)
     """
     if x < 0:
-        raise ParameterError(f"sqrt_upper: got {x}; need x >= 0")
+        raise ParameterError(f"sqrt_upper: got {short_fraction(x)}; need x >= 0")
     scaled = x * (1 << (2 * bits))
     top = -(-scaled.numerator // scaled.denominator)
     root = isqrt(top)
@@ -86,7 +87,10 @@ def zcdp_to_dp_bs(rho: Fraction, delta: Fraction) -> Fraction:
     """
     rho, delta = Fraction(rho), Fraction(delta)
     if rho < 0 or not 0 < delta < 1:
-        raise ParameterError(f"need rho >= 0 and delta in (0, 1), got rho = {rho}, delta = {delta}")
+        raise ParameterError(
+            f"need rho >= 0 and delta in (0, 1), got rho = {short_fraction(rho)}, "
+            f"delta = {short_fraction(delta)}"
+        )
     return rho + 2 * sqrt_upper(rho * ln_upper(1 / delta))
 
 
@@ -147,7 +151,9 @@ def cks_delta(
     """
     rho, epsilon = Fraction(rho), Fraction(epsilon)
     if rho < 0 or epsilon < 0:
-        raise ParameterError(f"need rho >= 0 and epsilon >= 0, got {rho}, {epsilon}")
+        raise ParameterError(
+            f"need rho >= 0 and epsilon >= 0, got {short_fraction(rho)}, {short_fraction(epsilon)}"
+        )
     if rho == 0:
         return Fraction(0), Fraction(2)
     log_delta, alpha = _log_delta_upper(rho, epsilon, integer_orders)

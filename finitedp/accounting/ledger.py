@@ -65,12 +65,16 @@ class Guarantee:
         if self.epsilon is None and self.rho is None:
             raise ParameterError(f"{self.label}: a guarantee needs epsilon or rho")
         if self.epsilon is not None and self.epsilon < 0:
-            raise ParameterError(f"{self.label}: epsilon {self.epsilon} is negative")
+            raise ParameterError(
+                f"{self.label}: epsilon {short_fraction(self.epsilon)} is negative"
+            )
         if self.rho is not None and self.rho < 0:
-            raise ParameterError(f"{self.label}: rho {self.rho} is negative")
+            raise ParameterError(f"{self.label}: rho {short_fraction(self.rho)} is negative")
         for name, value in (("delta", self.delta), ("rho_delta", self.rho_delta)):
             if not 0 <= value <= 1:
-                raise ParameterError(f"{self.label}: {name} {value} is outside [0, 1]")
+                raise ParameterError(
+                    f"{self.label}: {name} {short_fraction(value)} is outside [0, 1]"
+                )
         if self.orders not in _ORDERS:
             raise ParameterError(f"orders: got {self.orders!r}; use 'all' or 'integer'")
 
@@ -92,7 +96,9 @@ class Guarantee:
         """
         ratio = exact_fraction(exp_epsilon, "exp_epsilon")
         if ratio < 1:
-            raise ParameterError(f"exp_epsilon: got {ratio}; a privacy ratio is at least 1")
+            raise ParameterError(
+                f"exp_epsilon: got {short_fraction(ratio)}; a privacy ratio is at least 1"
+            )
         eps = ln_upper(ratio) if ratio > 1 else Fraction(0)
         return cls(label, eps, Fraction(0), eps * eps / (8 if bounded_range else 2))
 

@@ -50,6 +50,7 @@ from ..params import (
     positive_fraction,
     probability,
     short_fraction,
+    short_int,
 )
 from .gaussiantable import (
     MAX_PRECISION,
@@ -111,7 +112,9 @@ class DiscreteGaussian:
         else:
             p = check_positive_int(precision, "precision")
             if p > MAX_PRECISION:
-                raise ParameterError(f"precision: got {p}; it must be at most {MAX_PRECISION}")
+                raise ParameterError(
+                    f"precision: got {short_int(p)}; it must be at most {MAX_PRECISION}"
+                )
         largest = largest_radius(sigma2, p)
         if largest < 1:
             raise ParameterError(
@@ -121,7 +124,7 @@ class DiscreteGaussian:
         r = largest if radius is None else check_positive_int(radius, "radius")
         if r > largest:
             raise ParameterError(
-                f"radius: got R = {r}; at precision P = {p} the weight floor(2^P "
+                f"radius: got R = {short_int(r)}; at precision P = {p} the weight floor(2^P "
                 f"exp(-R^2/(2 sigma^2))) is 0 beyond R = {largest}; raise the precision or lower R"
             )
         self._kind = "fixed"
@@ -299,7 +302,7 @@ class DiscreteGaussian:
         """
         e = exact_fraction(exp_epsilon, "exp_epsilon")
         if e < 1:
-            raise ParameterError(f"exp_epsilon: got {e}; e^eps is at least 1")
+            raise ParameterError(f"exp_epsilon: got {short_fraction(e)}; e^eps is at least 1")
         shift = check_positive_int(sensitivity, "sensitivity")
         num, den = e.numerator, e.denominator
         r, weight = self._radius, self.weight
@@ -314,7 +317,7 @@ class DiscreteGaussian:
         """A certified ``delta`` at ``epsilon``: :meth:`hockey_stick` at a rational ``<= e^eps``."""
         eps = exact_fraction(epsilon, "epsilon")
         if eps < 0:
-            raise ParameterError(f"epsilon: got {eps}; it must be >= 0")
+            raise ParameterError(f"epsilon: got {short_fraction(eps)}; it must be >= 0")
         return self.hockey_stick(max(Fraction(1), exp_bounds(eps, 96)[0]), sensitivity)
 
     def ideal_rho(self, sensitivity: object = 1) -> Fraction:
@@ -343,7 +346,8 @@ class DiscreteGaussian:
         shift = check_positive_int(sensitivity, "sensitivity")
         if shift >= self._radius:
             raise ParameterError(
-                f"sensitivity: got {shift}; it must be below the radius R = {self._radius}"
+                f"sensitivity: got {short_int(shift)}; it must be below the radius "
+                f"R = {self._radius}"
             )
         rho = self.ideal_rho(shift)
         t = self._radius

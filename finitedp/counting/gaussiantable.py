@@ -65,12 +65,15 @@ def rational_base_weights(a: int, b: int, radius: int) -> list[int]:
         ParameterError: ``a/b`` not in ``(0, 1)``; ResourceLimitError: the table is too large.
     """
     if not 0 < a < b:
-        raise ParameterError(f"base: got {a}/{b}; it must be a rational in (0, 1)")
+        raise ParameterError(
+            f"base: got {short_fraction(Fraction(a, b))}; it must be a rational in (0, 1)"
+        )
     bits = radius * radius * b.bit_length()
     require_memory(
         (radius + 1) * (bits // 8 + 64) * 3,
         "the exact discrete Gaussian's table",
-        f"base = {a}/{b} with radius R = {radius} (w(0) has R^2 log2 b = {bits} bits)",
+        f"base = {short_fraction(Fraction(a, b))} with radius R = {radius} "
+        f"(w(0) has R^2 log2 b = {bits} bits)",
     )
     rr = radius * radius
     return [a ** (z * z) * b ** (rr - z * z) for z in range(radius + 1)]

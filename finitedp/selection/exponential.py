@@ -59,7 +59,7 @@ class ExponentialMechanism:
     def __init__(self, base: object, *, sensitivity: object = 1, monotone: bool = False) -> None:
         beta = exact_fraction(base, "base")
         if beta <= 1:
-            raise ParameterError(f"base: got {beta}; it must be a rational above 1")
+            raise ParameterError(f"base: got {short_fraction(beta)}; it must be a rational above 1")
         self._b, self._a = beta.numerator, beta.denominator
         self._sensitivity = check_positive_int(sensitivity, "sensitivity")
         self._monotone = bool(monotone)

@@ -78,8 +78,9 @@ class Grid:
         span = (self.upper - self.lower) / self.step
         if span < 0 or span.denominator != 1:
             raise ParameterError(
-                f"upper: got {self.upper}; it must be lower + a whole number of steps "
-                f"(lower = {self.lower}, step = {self.step})"
+                f"upper: got {short_fraction(self.upper)}; it must be lower + a whole number "
+                f"of steps (lower = {short_fraction(self.lower)}, "
+                f"step = {short_fraction(self.step)})"
             )
         self.size = int(span) + 1
 
@@ -91,13 +92,14 @@ class Grid:
             v = (exact_fraction(value, where) - self.lower) / self.step
             if v.denominator != 1:
                 raise ParameterError(
-                    f"{where}: got {exact_fraction(value, where)}; it is not on the grid "
-                    f"{self.lower} + k * {self.step}"
+                    f"{where}: got {short_fraction(exact_fraction(value, where))}; it is not "
+                    f"on the grid {short_fraction(self.lower)} + k * {short_fraction(self.step)}"
                 )
             i = int(v)
         if not 0 <= i < self.size:
             raise ParameterError(
-                f"{where}: got {value}; it must lie in [{self.lower}, {self.upper}]"
+                f"{where}: got {short_fraction(exact_fraction(value, where))}; it must lie in "
+                f"[{short_fraction(self.lower)}, {short_fraction(self.upper)}]"
             )
         return i
 
