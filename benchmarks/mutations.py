@@ -413,9 +413,9 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/selection/exponential.py",
-        "def choose",
-        "cs = [1] * len(weights)",
-        "cs = [2] * len(weights)",
+        "def _weighted",
+        "[1] * len(weights) if counts is None",
+        "[2] * len(weights) if counts is None",
         ("tests/test_selection.py",),
     ),
     Mutation(

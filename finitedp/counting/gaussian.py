@@ -41,7 +41,7 @@ import numpy as np
 
 from ..accounting import Guarantee
 from ..errors import ParameterError
-from ..exactmath import exp_bounds, ln_bounds
+from ..exactmath import exp_bounds, least_such_that, ln_bounds
 from ..oracle import RandomSource, default_source, draw, draws
 from ..params import (
     check_draw,
@@ -52,6 +52,7 @@ from ..params import (
     short_fraction,
     short_int,
 )
+from .base import bisect_cdf
 from .gaussiantable import (
     MAX_PRECISION,
     fixed_precision_weights,
@@ -249,15 +250,9 @@ class DiscreteGaussian:
         return self._search(check_draw(u, self._total))
 
     def _search(self, u: Any) -> int:
-        low, high = -self._radius, self._radius
-        cdf = self.cdf
-        while low < high:  # only compares u: symbolic draws of the checker work too
-            mid = (low + high) >> 1
-            if cdf(mid) >= u:
-                high = mid
-            else:
-                low = mid + 1
-        return low
+        # BV's binary search over z + R in [0, 2R]; it only compares u (symbolic draws work).
+        r, cdf = self._radius, self.cdf
+        return bisect_cdf(lambda i: cdf(i - r), 2 * r, u) - r
 
     def sample(self, rng: RandomSource | None = None) -> int:
         """One sample: one oracle call ``uniform(W)`` and a binary search."""
@@ -356,7 +351,8 @@ class DiscreteGaussian:
             floor_weight = rho / (1 << ZCDP_GUARD)
             # The weights fall with |z|: the largest T with w(T) >= 1/floor_weight.
             need = -(-floor_weight.denominator // floor_weight.numerator)
-            t = self._largest_with_weight_at_least(need)
+            # The weights fall with |z|: T is the last radius whose weight is at least need.
+            t = least_such_that(lambda s: s > self._radius or self.weight(s) < need, 0) - 1
             if t < shift:
                 t = self._radius  # the precision is too low for the guard: state it loosely
             extra = Fraction(1, self.weight(t))
@@ -364,16 +360,6 @@ class DiscreteGaussian:
         return Guarantee.zcdp(
             rho + extra, label, delta=Fraction(outside, self._total), integer_orders=True
         )
-
-    def _largest_with_weight_at_least(self, need: int) -> int:
-        low, high = -1, self._radius  # weight(low) >= need (or low = -1), search the last
-        while low < high:
-            mid = (low + high + 1) >> 1
-            if self.weight(mid) >= need:
-                low = mid
-            else:
-                high = mid - 1
-        return low
 
     # -- accuracy --------------------------------------------------------------------------------
 
@@ -384,16 +370,9 @@ class DiscreteGaussian:
             ParameterError: ``beta`` outside ``(0, 1)``.
         """
         b = probability(beta, "beta")
-        total = self._total
-        low, high = 0, self._radius  # Pr[|Z| > R] = 0
-        while low < high:
-            mid = (low + high) >> 1
-            tail = 2 * (total - self.cdf(mid))
-            if Fraction(tail, total) <= b:
-                high = mid
-            else:
-                low = mid + 1
-        return low
+        total, r = self._total, self._radius
+        # Pr[|Z| > a] = 2 (W - cdf(a)) / W, falling in a and 0 at a = R.
+        return least_such_that(lambda a: a >= r or 2 * (total - self.cdf(a)) <= b * total, 0)
 
     def __repr__(self) -> str:
         if self._base is not None:

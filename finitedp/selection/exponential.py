@@ -28,9 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from itertools import accumulate
 from typing import Any
 
 from ..accounting import Guarantee
+from ..counting.base import bisect_cdf
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, exact_fraction, short_fraction
@@ -117,8 +119,7 @@ class ExponentialMechanism:
 
         Only compares ``u`` with integers (symbolic draws work).
         """
-        weights = self.weights(utilities, counts)
-        cs = [1] * len(weights) if counts is None else [int(c) for c in counts]
+        weights, cs = self._weighted(utilities, counts)
         return _invert(weights, cs, u)
 
     def sample(
@@ -128,10 +129,14 @@ class ExponentialMechanism:
         rng: RandomSource | None = None,
     ) -> tuple[int, int]:
         """``(i, j)``: candidate ``i`` and its point ``j`` in ``[0, c_i)``, from one draw."""
+        weights, cs = self._weighted(utilities, counts)
+        return _invert(weights, cs, draw(rng or default_source(), sum(weights)))
+
+    def _weighted(
+        self, utilities: Sequence[int], counts: Sequence[int] | None
+    ) -> tuple[list[int], list[int]]:
         weights = self.weights(utilities, counts)
-        cs = [1] * len(weights) if counts is None else [int(c) for c in counts]
-        total = sum(weights)
-        return _invert(weights, cs, draw(rng or default_source(), total))
+        return weights, [1] * len(weights) if counts is None else [int(c) for c in counts]
 
     def pmf(
         self, utilities: Sequence[int], counts: Sequence[int] | None = None
@@ -167,27 +172,10 @@ def _integer(value: object, name: str, index: int) -> int:
 def _invert(weights: list[int], counts: list[int], u: Any) -> tuple[int, int]:
     """The least ``i`` with ``prefix_i >= u``, then the point inside it.
 
-    The point is the least ``j`` with ``prefix_(i-1) + (j + 1) w_i / c_i >= u``.
+    The point is the least ``j`` with ``prefix_(i-1) + (j + 1) w_i / c_i >= u``; both
+    are BV's binary search (Lemma 2.13), comparing ``u`` only.
     """
-    prefix, running = [], 0
-    for w in weights:
-        running += w
-        prefix.append(running)
-    low, high = 0, len(weights) - 1
-    while low < high:
-        mid = (low + high) >> 1
-        if prefix[mid] >= u:
-            high = mid
-        else:
-            low = mid + 1
-    i = low
-    start = prefix[i - 1] if i else 0
-    per = weights[i] // counts[i]
-    low, high = 0, counts[i] - 1
-    while low < high:
-        mid = (low + high) >> 1
-        if start + (mid + 1) * per >= u:
-            high = mid
-        else:
-            low = mid + 1
-    return i, low
+    prefix = list(accumulate(weights))
+    i = bisect_cdf(prefix.__getitem__, len(prefix) - 1, u)
+    start, per = prefix[i] - weights[i], weights[i] // counts[i]
+    return i, bisect_cdf(lambda j: start + (j + 1) * per, counts[i] - 1, u)
