@@ -160,6 +160,10 @@ class Accountant:
     neighbours: str
     steps: list[Guarantee] = field(default_factory=list)
 
+    def _all_state(self, notion: str) -> bool:
+        """Whether every step states ``notion`` (``"epsilon"`` or ``"rho"``)."""
+        return all(getattr(s, notion) is not None for s in self.steps)
+
     def add(self, guarantee: Guarantee) -> None:
         """Record one step (adaptive composition: steps may depend on earlier outputs)."""
         if not isinstance(guarantee, Guarantee):
@@ -180,8 +184,7 @@ class Accountant:
         if not self.steps:
             raise ParameterError("accountant: no steps to compose")
         steps = self.steps
-        dp = all(s.epsilon is not None for s in steps)
-        cdp = all(s.rho is not None for s in steps)
+        dp, cdp = self._all_state("epsilon"), self._all_state("rho")
         if not (dp or cdp):
             raise ParameterError(
                 "accountant: the steps mix guarantees stated only in (eps, delta) with ones "
@@ -221,7 +224,7 @@ class Accountant:
         spent_eps = sum((s.epsilon or Fraction(0) for s in plain), Fraction(0))
         spent_delta = sum((s.delta for s in plain), Fraction(0))
         options: list[Fraction] = []
-        if all(s.epsilon is not None for s in self.steps):
+        if self._all_state("epsilon"):
             every = self.total()
             if every.epsilon is not None and every.delta <= target:
                 options.append(every.epsilon)
@@ -249,9 +252,7 @@ class Accountant:
 
     def to_json_dict(self, delta: object | None = None) -> dict[str, Any]:
         """The steps, their composition and, given ``delta``, the ``epsilon`` for it."""
-        mixed = not any(
-            all(getattr(s, notion) is not None for s in self.steps) for notion in ("epsilon", "rho")
-        )
+        mixed = not (self._all_state("epsilon") or self._all_state("rho"))
         out: dict[str, Any] = {
             "neighbours": self.neighbours,
             "steps": [s.to_json_dict() for s in self.steps],
