@@ -32,7 +32,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..exactmath import simplest_between
 from ..jsonvalues import rational
-from ..params import exact_fraction, probability, short_fraction
+from ..params import check_positive_int, exact_fraction, probability, short_fraction
 from .convert import ln_upper, zcdp_epsilon
 
 __all__ = ["Accountant", "Guarantee"]
@@ -164,10 +164,27 @@ class Accountant:
         """Whether every step states ``notion`` (``"epsilon"`` or ``"rho"``)."""
         return all(getattr(s, notion) is not None for s in self.steps)
 
-    def add(self, guarantee: Guarantee) -> None:
-        """Record one step (adaptive composition: steps may depend on earlier outputs)."""
+    def add(self, guarantee: Guarantee, times: int = 1) -> None:
+        """Record one step, or ``times`` steps with the same guarantee as one entry.
+
+        Adaptive composition: steps may depend on earlier outputs.  ``times``
+        copies compose to ``times`` times each figure (``delta`` capped at 1),
+        the same as adding them one by one (a vector's coordinates of one
+        sensitivity are one entry, not thousands).
+        """
         if not isinstance(guarantee, Guarantee):
             raise ParameterError(f"guarantee: got {type(guarantee).__name__}; use a Guarantee")
+        k = check_positive_int(times, "times")
+        if k > 1:
+            g = guarantee
+            guarantee = Guarantee(
+                f"{g.label} (x{k})",
+                None if g.epsilon is None else k * g.epsilon,
+                min(Fraction(1), k * g.delta),
+                None if g.rho is None else k * g.rho,
+                min(Fraction(1), k * g.rho_delta),
+                g.orders,
+            )
         self.steps.append(guarantee)
 
     def total(self) -> Guarantee:

@@ -107,7 +107,25 @@ class DiscreteGaussian:
 
     def __init__(self, sigma: object, *, radius: object = None, precision: object = None) -> None:
         s = positive_fraction(sigma, "sigma")
-        sigma2 = s * s
+        self._init_fixed(s * s, radius, precision)
+
+    @classmethod
+    def from_variance(
+        cls, sigma2: object, *, radius: object = None, precision: object = None
+    ) -> DiscreteGaussian:
+        """The fixed-precision law from a rational ``sigma^2`` (``sigma`` may be irrational).
+
+        Lebeda thesis Alg 15's ``sigma_i^2 = Delta_i^2/(2 rho b_i^2)`` is rational
+        for a rational ``b`` while ``sigma_i`` is not.
+
+        >>> DiscreteGaussian.from_variance("1/2").sigma2
+        Fraction(1, 2)
+        """
+        self = cls.__new__(cls)
+        self._init_fixed(positive_fraction(sigma2, "sigma2"), radius, precision)
+        return self
+
+    def _init_fixed(self, sigma2: Fraction, radius: object, precision: object) -> None:
         if precision is None:
             p = _default_precision(sigma2)
         else:
@@ -119,8 +137,8 @@ class DiscreteGaussian:
         largest = largest_radius(sigma2, p)
         if largest < 1:
             raise ParameterError(
-                f"sigma: got {short_fraction(s)}; at precision P = {p} every weight but w(0) "
-                f"is 0, so the law is a point mass (no noise); use a larger sigma or precision"
+                f"sigma^2: got {short_fraction(sigma2)}; at precision P = {p} every weight but "
+                f"w(0) is 0, so the law is a point mass (no noise); use a larger sigma or precision"
             )
         r = largest if radius is None else check_positive_int(radius, "radius")
         if r > largest:

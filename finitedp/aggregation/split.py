@@ -1,0 +1,147 @@
+"""Rational budget splits ``b`` for vector sums, with certified distance to the optimum.
+
+Paper: Lebeda thesis Lemma 4.8 / Thm 4.1 (Gaussian: ``||b||_2 = 1``, optimum at
+``b_i ∝ Delta_i^(p/(p+2))``, objective ``||Delta||_{2p/(p+2)}^p``) and Lemma 4.11
+/ Thm 4.2 (Laplace: ``||b||_1 = 1``, optimum at ``b_i ∝ Delta_i^(p/(p+1))``,
+objective ``||Delta||_{p/(p+1)}^p``); Section 4.3 for the other splits (the
+standard mechanisms, Mark's proportional noise, the "sweet spot").
+
+The expected error is a constant times the objective ``F(b) = sum (Delta_i/b_i)^p``
+(Lemmas 4.7 and 4.10).  The optimal ``b`` is irrational in general.
+:func:`budget_split` rounds ``Delta_i^e`` down to ``x_i / 2^K`` (an integer root,
+exact) and normalises exactly: ``b_i = x_i / sum x`` for ``l1``, ``b_i = x_i / s``
+with ``s = ceil(sqrt(sum x^2))`` for ``l2``, so ``||b|| <= 1`` holds as rationals.
+It states ``F(b)`` exactly and ``factor``, a rational upper bound of
+``F(b) / optimum`` from a certified lower bound of the optimum (the same roots
+at the optimal exponent, rounded down).
+
+>>> s = budget_split([4, 1], "l1", p=1)       # Laplace, E ||eta||_1: b ∝ Delta^(1/2)
+>>> s.b, s.objective, s.factor
+((Fraction(2, 3), Fraction(1, 3)), Fraction(9, 1), Fraction(1, 1))
+>>> budget_split([4, 1], "l1", p=1, exponent=1).objective   # standard Laplace: d ||Delta||_1
+Fraction(10, 1)
+>>> budget_split([4, 1], "l2", p=2).factor < 1 + Fraction(1, 10**12)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import isqrt
+
+import gmpy2
+
+from ..errors import ParameterError
+from ..params import check_positive_int, exact_fraction, positive_fraction, short_fraction
+
+__all__ = ["MAX_EXPONENT_TERMS", "SPLIT_BITS", "BudgetSplit", "budget_split", "optimal_exponent"]
+
+#: ``Delta_i^e`` is rounded down to a multiple of ``2^-SPLIT_BITS`` (relative to the least).
+SPLIT_BITS = 40
+
+#: The exponent ``u/v`` is taken as a ``v``-th root of a ``u``-th power: both are bounded.
+MAX_EXPONENT_TERMS = 64
+
+
+@dataclass(frozen=True)
+class BudgetSplit:
+    """A rational split ``b`` and what it costs against the optimum.
+
+    Attributes:
+        norm: ``"l1"`` (Laplace: ``sum b_i <= 1``) or ``"l2"`` (Gaussian: ``sum b_i^2 <= 1``).
+        p: the error moment ``E ||eta||_p^p`` the split is for.
+        exponent: ``e`` in ``b_i ∝ Delta_i^e`` (rounded as the module says).
+        b: the split, exact rationals.
+        objective: ``F(b) = sum (Delta_i/b_i)^p``, exact.
+        optimum_lower: a certified lower bound of ``min F`` (Lemma 4.8 / 4.11).
+        factor: ``objective / optimum_lower >= F(b) / min F``.
+    """
+
+    norm: str
+    p: int
+    exponent: Fraction
+    b: tuple[Fraction, ...]
+    objective: Fraction
+    optimum_lower: Fraction
+    factor: Fraction
+
+
+def optimal_exponent(norm: str, p: int) -> Fraction:
+    """``p/(p+2)`` for ``l2`` (Lemma 4.8) and ``p/(p+1)`` for ``l1`` (Lemma 4.11)."""
+    return Fraction(p, p + 2) if norm == "l2" else Fraction(p, p + 1)
+
+
+def budget_split(
+    sensitivities: Sequence[object], norm: str, *, p: object = 2, exponent: object = None
+) -> BudgetSplit:
+    """The rational split ``b_i ∝ Delta_i^e`` with ``||b|| <= 1``, and its certified cost.
+
+    Paper: Lebeda thesis Lemmas 4.8 and 4.11 (the optimum), Section 4.3 (the
+    others: ``e = 1`` is the standard mechanism, ``e = 0`` Mark's proportional
+    noise, ``e = 1/2`` the sweet spot for ``l2``).
+
+    Args:
+        sensitivities: ``Delta_i > 0``, one per coordinate (rationals).
+        norm: ``"l1"`` or ``"l2"``.
+        p: a positive integer, the moment of the error.
+        exponent: ``e >= 0`` rational; default the optimal one for ``norm`` and ``p``.
+
+    Raises:
+        ParameterError: an empty or non-positive sensitivity, an unknown norm, ``e < 0``.
+    """
+    if norm not in ("l1", "l2"):
+        raise ParameterError(f"norm: got {norm!r}; use 'l1' (Laplace) or 'l2' (Gaussian)")
+    p = check_positive_int(p, "p")
+    if not sensitivities:
+        raise ParameterError("sensitivities: got none; give one per coordinate")
+    deltas = [positive_fraction(s, f"sensitivities[{i}]") for i, s in enumerate(sensitivities)]
+    best = optimal_exponent(norm, p)
+    e = best if exponent is None else exact_fraction(exponent, "exponent")
+    if e < 0 or e.numerator > MAX_EXPONENT_TERMS or e.denominator > MAX_EXPONENT_TERMS:
+        raise ParameterError(
+            f"exponent: got {short_fraction(e)}; use a rational >= 0 whose numerator and "
+            f"denominator are at most {MAX_EXPONENT_TERMS} (it is taken by integer roots)"
+        )
+    least = min(deltas)
+    x = _scaled_powers(deltas, least, e)
+    if norm == "l1":
+        total = sum(x)
+        b = tuple(Fraction(xi, total) for xi in x)
+    else:
+        root = isqrt(sum(xi * xi for xi in x) - 1) + 1  # ceil(sqrt(sum x^2))
+        b = tuple(Fraction(xi, root) for xi in x)
+    objective = sum(((d / bi) ** p for d, bi in zip(deltas, b, strict=True)), Fraction(0))
+    lower = _optimum_lower(deltas, least, norm, p)
+    return BudgetSplit(norm, p, e, b, objective, lower, objective / lower)
+
+
+def _scaled_powers(deltas: list[Fraction], least: Fraction, e: Fraction) -> list[int]:
+    """``floor(2^K (Delta_i/least)^e)`` exactly, by integer roots; equal inputs share one root."""
+    u, v = e.numerator, e.denominator
+    cache: dict[Fraction, int] = {}
+    out = []
+    for d in deltas:
+        if d not in cache:
+            ratio = (d / least) ** u * (1 << (SPLIT_BITS * v))
+            cache[d] = int(gmpy2.iroot(gmpy2.mpz(ratio.numerator // ratio.denominator), v)[0])
+        out.append(cache[d])
+    return out
+
+
+def _optimum_lower(deltas: list[Fraction], least: Fraction, norm: str, p: int) -> Fraction:
+    """A rational ``<= min_b F(b)``: Thm 4.2's ``(sum Delta^(p/(p+1)))^(p+1)`` or Thm 4.1's
+    ``(sum Delta^(2p/(p+2)))^((p+2)/2)``, every power rounded down."""
+    scale = Fraction(1 << SPLIT_BITS)
+    if norm == "l1":
+        y = sum(_scaled_powers(deltas, least, Fraction(p, p + 1)))
+        return (Fraction(y) / scale) ** (p + 1) * least**p
+    y = sum(_scaled_powers(deltas, least, Fraction(2 * p, p + 2)))
+    base = Fraction(y) / scale  # sum (Delta_i/least)^(2p/(p+2)), rounded down
+    if p % 2 == 0:
+        power = base ** ((p + 2) // 2)
+    else:  # base^((p+1)/2) * sqrt(base), the root rounded down
+        root = Fraction(isqrt(y << SPLIT_BITS), 1 << SPLIT_BITS)
+        power = base ** ((p + 1) // 2) * root
+    return power * least**p
