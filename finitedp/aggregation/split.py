@@ -36,10 +36,22 @@ import gmpy2
 from ..errors import ParameterError
 from ..params import check_positive_int, exact_fraction, positive_fraction, short_fraction
 
-__all__ = ["MAX_EXPONENT_TERMS", "SPLIT_BITS", "BudgetSplit", "budget_split", "optimal_exponent"]
+__all__ = [
+    "EXACT_TERMS",
+    "MAX_EXPONENT_TERMS",
+    "SPLIT_BITS",
+    "BudgetSplit",
+    "budget_split",
+    "exact_sum",
+    "optimal_exponent",
+]
 
 #: ``Delta_i^e`` is rounded down to a multiple of ``2^-SPLIT_BITS`` (relative to the least).
 SPLIT_BITS = 40
+
+#: Up to this many distinct ``(Delta_i, b_i)`` the objective is exact; beyond, each term is
+#: rounded up to ``2^-64`` of the least (an exact rational would have millions of digits).
+EXACT_TERMS = 2048
 
 #: The exponent ``u/v`` is taken as a ``v``-th root of a ``u``-th power: both are bounded.
 MAX_EXPONENT_TERMS = 64
@@ -54,9 +66,12 @@ class BudgetSplit:
         p: the error moment ``E ||eta||_p^p`` the split is for.
         exponent: ``e`` in ``b_i ∝ Delta_i^e`` (rounded as the module says).
         b: the split, exact rationals.
-        objective: ``F(b) = sum (Delta_i/b_i)^p``, exact.
+        objective: ``F(b) = sum (Delta_i/b_i)^p``: exact for at most ``EXACT_TERMS``
+            distinct ``(Delta_i, b_i)``, else a rational upper bound within ``1 + 2^-64``.
         optimum_lower: a certified lower bound of ``min F`` (Lemma 4.8 / 4.11).
         factor: ``objective / optimum_lower >= F(b) / min F``.
+        groups: coordinate ``i``'s index among the distinct sensitivities (equal
+            ``Delta_i`` share one ``b_i``), in order of first appearance.
     """
 
     norm: str
@@ -66,6 +81,7 @@ class BudgetSplit:
     objective: Fraction
     optimum_lower: Fraction
     factor: Fraction
+    groups: tuple[int, ...] = ()
 
 
 def optimal_exponent(norm: str, p: int) -> Fraction:
@@ -104,40 +120,46 @@ def budget_split(
             f"exponent: got {short_fraction(e)}; use a rational >= 0 whose numerator and "
             f"denominator are at most {MAX_EXPONENT_TERMS} (it is taken by integer roots)"
         )
-    least = min(deltas)
-    x = _scaled_powers(deltas, least, e)
+    index: dict[Fraction, int] = {}
+    groups = tuple(index.setdefault(d, len(index)) for d in deltas)
+    distinct = list(index)
+    counts = [0] * len(distinct)
+    for g in groups:
+        counts[g] += 1
+    least = min(distinct)
+    x = _scaled_powers(distinct, least, e)
     if norm == "l1":
-        total = sum(x)
-        b = tuple(Fraction(xi, total) for xi in x)
-    else:
-        root = isqrt(sum(xi * xi for xi in x) - 1) + 1  # ceil(sqrt(sum x^2))
-        b = tuple(Fraction(xi, root) for xi in x)
-    objective = sum(((d / bi) ** p for d, bi in zip(deltas, b, strict=True)), Fraction(0))
-    lower = _optimum_lower(deltas, least, norm, p)
-    return BudgetSplit(norm, p, e, b, objective, lower, objective / lower)
+        scale = sum(k * xi for k, xi in zip(counts, x, strict=True))
+    else:  # ceil(sqrt(sum x^2))
+        scale = isqrt(sum(k * xi * xi for k, xi in zip(counts, x, strict=True)) - 1) + 1
+    shares = [Fraction(xi, scale) for xi in x]
+    terms = [k * (d / b) ** p for d, b, k in zip(distinct, shares, counts, strict=True)]
+    objective = exact_sum(terms) if len(terms) <= EXACT_TERMS else _sum_rounded_up(terms)
+    lower = _optimum_lower(distinct, counts, least, norm, p)
+    b = tuple(shares[g] for g in groups)
+    return BudgetSplit(norm, p, e, b, objective, lower, objective / lower, groups)
 
 
 def _scaled_powers(deltas: list[Fraction], least: Fraction, e: Fraction) -> list[int]:
-    """``floor(2^K (Delta_i/least)^e)`` exactly, by integer roots; equal inputs share one root."""
+    """``floor(2^K (Delta_i/least)^e)`` exactly, by integer roots."""
     u, v = e.numerator, e.denominator
-    cache: dict[Fraction, int] = {}
     out = []
     for d in deltas:
-        if d not in cache:
-            ratio = (d / least) ** u * (1 << (SPLIT_BITS * v))
-            cache[d] = int(gmpy2.iroot(gmpy2.mpz(ratio.numerator // ratio.denominator), v)[0])
-        out.append(cache[d])
+        ratio = (d / least) ** u * (1 << (SPLIT_BITS * v))
+        out.append(int(gmpy2.iroot(gmpy2.mpz(ratio.numerator // ratio.denominator), v)[0]))
     return out
 
 
-def _optimum_lower(deltas: list[Fraction], least: Fraction, norm: str, p: int) -> Fraction:
+def _optimum_lower(
+    deltas: list[Fraction], counts: list[int], least: Fraction, norm: str, p: int
+) -> Fraction:
     """A rational ``<= min_b F(b)``: Thm 4.2's ``(sum Delta^(p/(p+1)))^(p+1)`` or Thm 4.1's
     ``(sum Delta^(2p/(p+2)))^((p+2)/2)``, every power rounded down."""
     scale = Fraction(1 << SPLIT_BITS)
+    e = Fraction(p, p + 1) if norm == "l1" else Fraction(2 * p, p + 2)
+    y = sum(k * v for k, v in zip(counts, _scaled_powers(deltas, least, e), strict=True))
     if norm == "l1":
-        y = sum(_scaled_powers(deltas, least, Fraction(p, p + 1)))
         return (Fraction(y) / scale) ** (p + 1) * least**p
-    y = sum(_scaled_powers(deltas, least, Fraction(2 * p, p + 2)))
     base = Fraction(y) / scale  # sum (Delta_i/least)^(2p/(p+2)), rounded down
     if p % 2 == 0:
         power = base ** ((p + 2) // 2)
@@ -145,3 +167,35 @@ def _optimum_lower(deltas: list[Fraction], least: Fraction, norm: str, p: int) -
         root = Fraction(isqrt(y << SPLIT_BITS), 1 << SPLIT_BITS)
         power = base ** ((p + 1) // 2) * root
     return power * least**p
+
+
+def exact_sum(terms: Sequence[Fraction]) -> Fraction:
+    """``sum(terms)`` exactly, by a balanced tree of unreduced sums and one final reduction.
+
+    Adding ``d`` fractions with unrelated denominators one by one costs ``O(d^2)``
+    digit operations (each partial sum's denominator grows); pairing them costs
+    ``O(M(D) log d)`` for a final denominator of ``D`` digits.
+
+    >>> exact_sum([Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)])
+    Fraction(1, 1)
+    """
+    pairs = [(gmpy2.mpz(t.numerator), gmpy2.mpz(t.denominator)) for t in terms]
+    if not pairs:
+        return Fraction(0)
+    while len(pairs) > 1:
+        merged = [
+            (a * d + c * b, b * d) for (a, b), (c, d) in zip(pairs[::2], pairs[1::2], strict=False)
+        ]
+        if len(pairs) % 2:
+            merged.append(pairs[-1])
+        pairs = merged
+    num, den = pairs[0]
+    return Fraction(int(num), int(den))
+
+
+def _sum_rounded_up(terms: Sequence[Fraction]) -> Fraction:
+    """A rational ``>= sum(terms)`` within ``2^-64`` of the least term per term (positive terms)."""
+    least = min(terms)
+    k = 64 + max(0, (least.denominator // least.numerator).bit_length())
+    total = sum(-((-t.numerator << k) // t.denominator) for t in terms)
+    return Fraction(total, 1 << k)

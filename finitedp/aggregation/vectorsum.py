@@ -45,7 +45,7 @@ from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction, short_fraction, short_int
 from ..selection.quantile import Grid
-from .split import BudgetSplit, budget_split
+from .split import BudgetSplit, budget_split, exact_sum
 
 __all__ = [
     "NEIGHBOURS",
@@ -100,6 +100,16 @@ class _VectorSum:
         self.units = tuple(g.size - 1 for g in self.grids)
         self.split = split
         self.accountant = Accountant(NEIGHBOURS)
+        # Coordinates with the same grid units and the same share get the same noise.
+        ids: dict[tuple[int, int], int] = {}
+        self._kind = [
+            ids.setdefault(key, len(ids)) for key in zip(self.units, split.groups, strict=True)
+        ]
+        self._count = [0] * len(ids)
+        self._first = [0] * len(ids)
+        for i, k in reversed(list(enumerate(self._kind))):
+            self._count[k] += 1
+            self._first[k] = i
 
     @staticmethod
     def _check_grids(grids: Sequence[Grid]) -> list[Fraction]:
@@ -185,14 +195,16 @@ class _VectorSum:
         the split's.
         """
         q = self.split.p if p is None else check_positive_int(p, "p")
-        cache: dict[tuple[int, Fraction], Fraction] = {}
-        total = Fraction(0)
-        for i, g in enumerate(self.grids):
-            key = (self.units[i], self.split.b[i])
-            if key not in cache:
-                cache[key] = self._noise_moment(i, q)
-            total += g.step**q * cache[key]
-        return total
+        steps: list[dict[Fraction, int]] = [{} for _ in self._count]
+        for g, k in zip(self.grids, self._kind, strict=True):
+            steps[k][g.step] = steps[k].get(g.step, 0) + 1
+        return exact_sum(
+            [
+                exact_sum([c * step**q for step, c in by_step.items()])
+                * self._noise_moment(self._first[k], q)
+                for k, by_step in enumerate(steps)
+            ]
+        )
 
 
 class ParallelotopeLaplace(_VectorSum):
@@ -229,22 +241,20 @@ class ParallelotopeLaplace(_VectorSum):
         eps = positive_fraction(epsilon, "epsilon")
         super().__init__(grids, n, budget_split(deltas, "l1", p=p, exponent=exponent))
         self.epsilon = eps
-        self._samplers: dict[tuple[int, Fraction], MixedGeometric] = {}
-        groups: dict[tuple[int, Fraction], int] = {}
-        for units, b in zip(self.units, self.split.b, strict=True):
-            groups[(units, b)] = groups.get((units, b), 0) + 1
-        for (units, b), count in groups.items():
+        self._samplers: list[MixedGeometric] = []
+        for first, count in zip(self._first, self._count, strict=True):
+            units, b = self.units[first], self.split.b[first]
             sampler = MixedGeometric(eps * b, units, 0, self.n * units)
             if not sampler.privacy_holds():  # pragma: no cover - the construction ensures it
                 raise ParameterError(f"epsilon: the noise for Delta = {units} is not certified")
-            self._samplers[(units, b)] = sampler
+            self._samplers.append(sampler)
             self.accountant.add(
                 Guarantee.pure(eps * b, f"geometric noise, sensitivity {units} grid units"), count
             )
 
     def sampler(self, i: int) -> MixedGeometric:
         """The noise of coordinate ``i``."""
-        return self._samplers[(self.units[i], self.split.b[i])]
+        return self._samplers[self._kind[i]]
 
     def _noisy(self, sums: list[int], rng: RandomSource) -> list[int]:
         return [self.sampler(i).sample(s, rng) for i, s in enumerate(sums)]
@@ -300,13 +310,10 @@ class EllipticalGaussian(_VectorSum):
         target = r * (1 - Fraction(1, 1 << RHO_GUARD_BITS))
         self._tables: dict[Fraction, DiscreteGaussian] = {}
         self._variances: list[Fraction] = []
-        groups: dict[tuple[int, Fraction], int] = {}
-        for units, b in zip(self.units, self.split.b, strict=True):
-            groups[(units, b)] = groups.get((units, b), 0) + 1
-        variance_of: dict[tuple[int, Fraction], Fraction] = {}
-        for (units, b), count in groups.items():
+        for first, count in zip(self._first, self._count, strict=True):
+            units, b = self.units[first], self.split.b[first]
             sigma2 = Fraction(units * units) / (2 * target * b * b)
-            variance_of[(units, b)] = sigma2
+            self._variances.append(sigma2)
             table = self._tables.get(sigma2)
             if table is None:
                 try:
@@ -327,11 +334,10 @@ class EllipticalGaussian(_VectorSum):
             self.accountant.add(
                 table.zcdp(units, f"discrete Gaussian, sensitivity {units} grid units"), count
             )
-        self._variances = [variance_of[k] for k in zip(self.units, self.split.b, strict=True)]
 
     def table(self, i: int) -> DiscreteGaussian:
         """The noise of coordinate ``i``."""
-        return self._tables[self._variances[i]]
+        return self._tables[self._variances[self._kind[i]]]
 
     def epsilon_for(self, delta: object) -> Fraction:
         """The certified ``epsilon`` at ``delta`` (the accountant's CKS20 conversion)."""
@@ -340,8 +346,8 @@ class EllipticalGaussian(_VectorSum):
     def _noisy(self, sums: list[int], rng: RandomSource) -> list[int]:
         out = list(sums)
         by_table: dict[Fraction, list[int]] = {}
-        for i, v in enumerate(self._variances):
-            by_table.setdefault(v, []).append(i)
+        for i, k in enumerate(self._kind):
+            by_table.setdefault(self._variances[k], []).append(i)
         for v in sorted(by_table):  # a fixed order of tables: the draws replay
             idx = by_table[v]
             noise = self._tables[v].sample_many(len(idx), rng)

@@ -36,6 +36,7 @@ True
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from fractions import Fraction
 from math import comb, isqrt
 from typing import Any
@@ -102,10 +103,13 @@ class MixedGeometric:
         "_cells_sum",
         "_epsilon",
         "_gamma_bits",
+        "_half",
         "_high",
         "_k",
         "_low",
         "_m_out",
+        "_mark_values",
+        "_marks",
         "_sensitivity",
         "_t",
         "_total",
@@ -135,6 +139,8 @@ class MixedGeometric:
         self._build(precision, m, blocks)
         self._m_out = (high - low) + 2 * t + 1
         self._k = ((1 << g) - 1) * self._m_out
+        self._marks: list[int] = []  # built by the first search (O(sqrt t) CDF values)
+        self._mark_values: list[int] = []
 
     def _build(self, p: int, m: int, blocks: int) -> None:
         a, b, top = self._a, self._b, 1 << p
@@ -151,7 +157,8 @@ class MixedGeometric:
         # Prefix sums: cells_sum[r] = v(0) + ... + v(r - 1); blocks_sum likewise.
         self._cells_sum = _prefix(cells)
         self._blocks_sum = _prefix(rows)
-        self._total = 2 * self._up_to(self._t) - self.weight(0)
+        self._half = self._up_to(self._t)
+        self._total = 2 * self._half - self.weight(0)
 
     # -- the law ---------------------------------------------------------------------------------
 
@@ -175,8 +182,8 @@ class MixedGeometric:
         if z >= self._t:
             return self._total
         if z >= 0:
-            return self._total - self._up_to(self._t) + self._up_to(z)
-        return self._up_to(self._t) - self._up_to(-z - 1)
+            return self._total - self._half + self._up_to(z)
+        return self._half - self._up_to(-z - 1)
 
     @property
     def t(self) -> int:
@@ -258,9 +265,29 @@ class MixedGeometric:
             return first + int(-(-u // w)) - 1
         if u <= (s + 2 * t + 1 + k_mix) * w:
             rest = u - s * w
-            j = bisect_cdf(lambda i: (i + 1) * w + k_mix * self.noise_cdf(i - t), 2 * t, rest)
+            # The least j in [0, 2t] with T(j) >= rest: first among the block ends (C
+            # bisect), then inside one block; the same j as one search over [0, 2t].
+            if not self._marks:
+                self._marks, self._mark_values = self._breakpoints()
+            i = bisect_left(self._mark_values, rest)
+            high = self._marks[i]
+            low = self._marks[i - 1] + 1 if i else 0
+            j = low + bisect_cdf(lambda k: self._t_value(low + k), high - low, rest)
             return first + s + j
         return first + int(-(-(u - k_mix * w) // w)) - 1
+
+    def _t_value(self, j: int) -> int:
+        """``T(j) = (j + 1) W + K C(j - t)``: the CDF at ``S - t + j``, less ``(S - L) W``."""
+        return (j + 1) * self._total + self._k * self.noise_cdf(j - self._t)
+
+    def _breakpoints(self) -> tuple[list[int], list[int]]:
+        """The ``j`` where a block of the noise ends (and ``2t``), with their ``T(j)``."""
+        t, m = self._t, self._block
+        ends = {t - q * m - 1 for q in range(t // m + 1) if t - q * m - 1 >= 0}  # z < 0
+        ends |= {t + q * m + m - 1 for q in range(t // m + 1) if q * m + m - 1 < t}  # z >= 0
+        ends.add(2 * t)
+        marks = sorted(ends)
+        return marks, [self._t_value(j) for j in marks]
 
     def sample(self, value: int, rng: RandomSource | None = None) -> int:
         """One noisy value: one oracle call ``uniform(d)``."""
@@ -272,12 +299,14 @@ class MixedGeometric:
     def step_ratio(self) -> Fraction:
         """The largest ``w(j)/w(j + 1)`` over ``0 <= j < t``, exactly (``O(sqrt t)``)."""
         cells, rows = self._cells, self._blocks
-        best = Fraction(cells[0], cells[1]) if len(cells) > 1 else Fraction(1)
-        for r in range(len(cells) - 1):
-            best = max(best, Fraction(cells[r], cells[r + 1]))
-        for q in range(len(rows) - 1):  # across a block: u(q) v(m-1) -> u(q+1) v(0)
-            best = max(best, Fraction(rows[q] * cells[-1], rows[q + 1] * cells[0]))
-        return best
+        pairs = [(cells[r], cells[r + 1]) for r in range(len(cells) - 1)]
+        # across a block: u(q) v(m-1) -> u(q+1) v(0)
+        pairs += [(rows[q] * cells[-1], rows[q + 1] * cells[0]) for q in range(len(rows) - 1)]
+        best_num, best_den = 1, 1
+        for num, den in pairs:
+            if num * best_den > best_num * den:
+                best_num, best_den = num, den
+        return Fraction(best_num, best_den)
 
     def boundary_ratio(self) -> Fraction:
         """``1 + (2^g - 1) M w(t - Delta + 1)/W``: the ratio where one side has no noise mass."""
