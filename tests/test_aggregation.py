@@ -387,3 +387,75 @@ def test_equal_sensitivities_share_one_noise_and_one_accountant_entry() -> None:
     gau = EllipticalGaussian(grids, n=10, rho=1)
     assert len(gau.accountant.steps) == 2
     assert gau.guarantee.rho is not None and gau.guarantee.rho <= 1
+
+
+# -- pinned figures (issue 29: each of these was a surviving mutant) ---------------------------
+
+
+@pytest.mark.parametrize("noise", SMALL_NOISE, ids=repr)
+def test_step_and_boundary_ratios_are_the_exact_figures(noise: MixedGeometric) -> None:
+    t, shift = noise.t, noise._sensitivity
+    steps = [Fraction(noise.weight(j), noise.weight(j + 1)) for j in range(t)]
+    assert noise.step_ratio() == max(steps)
+    # the boundary ratio is attained: S' = S - Delta, o = S + t - Delta + 1 (no noise mass for S')
+    first, last = noise.outputs
+    s = first + t + shift  # a true value with S - Delta still in range
+    if s <= last - t:
+        o = s + t - shift + 1
+        assert noise.pmf(s)[o] / noise.pmf(s - shift)[o] == noise.boundary_ratio()
+
+
+def test_step_ratio_sees_the_steps_across_blocks() -> None:
+    noise = MixedGeometric(Fraction(1, 3), 1, 0, 5)
+    m = noise.block
+    across = [
+        Fraction(noise.weight(q * m - 1), noise.weight(q * m)) for q in range(1, noise.t // m + 1)
+    ]
+    assert across and noise.step_ratio() >= max(across)
+
+
+def test_default_mixing_share_is_two_to_the_minus_64() -> None:
+    noise = MixedGeometric(1, 1, 0, 2)
+    first, last = noise.outputs
+    assert noise.d == (1 << 64) * (last - first + 1) * noise.noise_total
+
+
+def test_split_is_frozen_with_defaults_and_exact_edges() -> None:
+    import dataclasses
+
+    s = budget_split([4, 1], "l2")
+    assert s.p == 2 and s.exponent == Fraction(1, 2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.p = 3  # type: ignore[misc]
+    # sum x^2 a perfect square: the ceiling of the root is the root itself
+    assert budget_split([1, 1, 1, 1], "l2").b == (Fraction(1, 2),) * 4
+    for fine in (Fraction(1, 64), 64):
+        budget_split([1, 2], "l1", exponent=fine)
+    assert budget_split([3, 3, 5], "l1").groups == (0, 0, 1)
+
+
+def test_split_objective_above_exact_terms_is_a_tight_upper_bound() -> None:
+    from finitedp.aggregation.split import EXACT_TERMS, exact_sum
+
+    deltas = [Fraction(10**6, k) for k in range(1, EXACT_TERMS + 10)]
+    s = budget_split(deltas, "l1", p=1)
+    exact = exact_sum([d / b for d, b in zip(deltas, s.b, strict=True)])
+    assert exact <= s.objective <= exact * (1 + Fraction(1, 1 << 60))
+
+
+def test_gaussian_moment_is_the_exact_sum_over_the_tables() -> None:
+    grids = [Grid(0, 2), Grid(0, 1, "1/3")]
+    mech = EllipticalGaussian(grids, n=2, rho=4)
+    for p in (1, 2, 3):
+        direct = sum(
+            g.step**p * sum(q * abs(z) ** p for z, q in mech.table(i).pmf().items())
+            for i, g in enumerate(grids)
+        )
+        assert mech.moment(p) == direct
+
+
+def test_gaussian_refuses_a_table_no_wider_than_the_sensitivity() -> None:
+    # rho = 43 puts the table for Delta = 2 units at R = 2 exactly (found by search)
+    with pytest.raises(ParameterError, match=r"^rho: .*R = 2 <= 2"):
+        EllipticalGaussian([Grid(0, 2)], n=1, rho=43)
+    EllipticalGaussian([Grid(0, 2)], n=1, rho=35)  # R = 3

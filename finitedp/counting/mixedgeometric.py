@@ -116,7 +116,13 @@ class MixedGeometric:
     )
 
     def __init__(
-        self, epsilon: object, sensitivity: object, low: int, high: int, *, gamma_bits: int = 64
+        self,
+        epsilon: object,
+        sensitivity: object,
+        low: int,
+        high: int,
+        *,
+        gamma_bits: int = GAMMA_BITS,
     ) -> None:
         eps = positive_fraction(epsilon, "epsilon")
         shift = check_positive_int(sensitivity, "sensitivity")
