@@ -518,7 +518,7 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/aggregation/split.py",
-        "class BudgetSplit",
+        "EXACT_TERMS = 2048",
         "@dataclass(frozen=True)",
         "@dataclass(frozen=False)",
         ("tests/test_aggregation.py",),
@@ -539,9 +539,9 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/aggregation/split.py",
-        "def budget_split",
-        " - 1) + 1  # ceil(sqrt(sum x^2))",
-        " + 1) + 1  # ceil(sqrt(sum x^2))",
+        "# ceil(sqrt(sum x^2))",
+        " - 1) + 1",
+        " + 1) + 1",
         ("tests/test_aggregation.py",),
     ),
     Mutation(
