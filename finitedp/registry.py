@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from .aggregation import vectorcases as aggregation_vectors
 from .alp import registry as alp
 from .alp import vectorcases as alp_vectors
 from .compact import registry as compact
@@ -72,6 +73,7 @@ VECTOR_KINDS: dict[str, VectorKind] = {
         *alp_vectors.PAPER_LAYER,
         *gaussianvectors.PRIMITIVES,
         *selection_vectors.PRIMITIVES,
+        *aggregation_vectors.PRIMITIVES,
     )
 }
 
@@ -86,6 +88,7 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     # Appended in this order; each new source goes last, so earlier vectors keep their places.
     gaussianvectors.cases,
     selection_vectors.cases,
+    aggregation_vectors.cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import spec_replay_noise
+import spec_replay_sums
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -1013,6 +1014,8 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = "".join(str(b) for b in flips)
     elif name in spec_replay_noise.REPLAYERS:
         out = spec_replay_noise.REPLAYERS[name](p, vector["derived"], tape)
+    elif name in spec_replay_sums.REPLAYERS:
+        out = spec_replay_sums.REPLAYERS[name](p, vector["derived"], tape)
     else:  # pragma: no cover - a new mechanism needs a spec and a replayer here
         raise AssertionError(f"no spec replayer for {name}")
     tape.done()

@@ -369,11 +369,23 @@ def _prefix(values: list[int]) -> list[int]:
 
 
 def _unit_ratio(eps: Fraction, shift: int) -> Fraction:
-    """The simplest ``b/a`` in ``[e^(eps (1 - 2^-15)/Delta), e^(eps (1 - 2^-16)/Delta)]``."""
-    bits = 64 + shift.bit_length() + max(0, (1 / eps).__ceil__().bit_length()) + 2 * SLACK_BITS
-    high = eps * (1 - Fraction(1, 1 << SLACK_BITS)) / shift
+    """The simplest rational (least denominator) in the real interval
+    ``[e^(eps (1 - 2^-15)/Delta), e^(eps (1 - 2^-16)/Delta)]``.
+
+    Found between rational brackets of the two ends: the simplest rational of the
+    inner bracket lies in the interval, and when it is also the simplest of the
+    outer bracket (a superset) it is the interval's own; else more bits.
+    """
     low = eps * (1 - Fraction(2, 1 << SLACK_BITS)) / shift
-    return simplest_between(exp_bounds(low, bits)[1], exp_bounds(high, bits)[0])
+    high = eps * (1 - Fraction(1, 1 << SLACK_BITS)) / shift
+    bits = 64 + shift.bit_length() + (1 / eps).__ceil__().bit_length() + 2 * SLACK_BITS
+    while True:
+        (low_down, low_up), (high_down, high_up) = exp_bounds(low, bits), exp_bounds(high, bits)
+        if low_up <= high_down:
+            inner = simplest_between(low_up, high_down)
+            if inner == simplest_between(low_down, high_up):
+                return inner
+        bits *= 2
 
 
 def _truncation(ratio: Fraction, eps: Fraction, shift: int, span: int, g: int) -> int:
@@ -394,10 +406,12 @@ def _precision(ratio: Fraction, eps: Fraction, shift: int, t: int, m: int) -> in
     """``P``: every weight's one-step ratio is within ``1 + eps 2^-18/Delta`` of ``b/a``.
 
     A floor ``floor(x a/b)`` of ``x >= 2^G`` changes the step ratio by a factor
-    at most ``1/(1 - (b/a) 2^-G)``; ``G`` bits keep that below ``eps 2^-18/Delta``,
-    and the weights at ``t + m`` (the deepest the recursions reach) stay above
-    ``2^G`` when ``P >= G + (t + m) log2(b/a) + bits(t) + 4``.
+    at most ``1/(1 - (b/a) 2^-G)``; ``G = bits(ceil(2^19 Delta (b/a)/eps)) + 1``
+    keeps that below ``eps 2^-18/Delta``.  The weights at ``t + m`` (the deepest
+    the recursions reach) stay above ``2^G`` when ``P >= G + (t + m) log2(b/a) +
+    bits(t) + 4``; ``log2(b/a) <= (b - a)/(a ln 2) < 3 (b - a)/(2 a)`` makes the
+    rule exact integer arithmetic (SPEC.md section 2e).
     """
     guard = (ratio * shift * (1 << (SLACK_BITS + 3)) / eps).__ceil__().bit_length() + 1
-    spread = ((t + m) * ln_bounds(ratio, 64)[1] / ln_bounds(2, 64)[0]).__ceil__()
+    spread = (3 * (t + m) * (ratio - 1) / 2).__ceil__()
     return guard + spread + t.bit_length() + 4
