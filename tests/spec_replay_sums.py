@@ -76,7 +76,8 @@ def _mixed(eps: Fraction, shift: int, low: int, high: int) -> dict[str, Any]:
     m = isqrt(t) + 1
     blocks = t // m + 1
     g = Fraction(b * shift * (1 << 19), a * eps).__ceil__().bit_length() + 1
-    p = g + Fraction(3 * (t + m) * (b - a), 2 * a).__ceil__() + t.bit_length() + 4
+    per_step = min(Fraction(3 * (b - a), 2 * a), Fraction((-(-b // a)).bit_length()))
+    p = g + ((t + m) * per_step).__ceil__() + t.bit_length() + 4
     v = [1 << p]
     for _ in range(m - 1):
         v.append(v[-1] * a // b)

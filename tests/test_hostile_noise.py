@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 
 from finitedp.accounting import Accountant, Guarantee
+from finitedp.aggregation import budget_split
+from finitedp.aggregation.vectorsum import EllipticalGaussian, ParallelotopeLaplace
 from finitedp.counting.gaussian import DiscreteGaussian
+from finitedp.counting.mixedgeometric import MixedGeometric
 from finitedp.errors import FiniteDPError, FloatParameterError, ParameterError, ResourceLimitError
-from finitedp.selection import BinarySearchQuantile, ExponentialMechanism, ExponentialQuantile
+from finitedp.selection import BinarySearchQuantile, ExponentialMechanism, ExponentialQuantile, Grid
 
 #: Seconds a refusal may take.
 CAP = 5.0
@@ -129,6 +132,66 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         lambda: BinarySearchQuantile(0, 1, quantile="1/2", n=5, epsilon=1, step=HUGE),
         ParameterError,
         "step",
+    ),
+    # -- the aggregation family (thesis chapter 4) --
+    ("mixed eps tiny", lambda: MixedGeometric(HUGE, 1, 0, 1), ResourceLimitError, "epsilon"),
+    ("mixed eps huge", lambda: MixedGeometric(10**5000, 1, 0, 1), ParameterError, "epsilon"),
+    ("mixed eps 65/unit", lambda: MixedGeometric(65, 1, 0, 1), ParameterError, "epsilon"),
+    ("mixed sens huge", lambda: MixedGeometric(1, 10**5000, 0, 1), ResourceLimitError, "epsilon"),
+    ("mixed low > high", lambda: MixedGeometric(1, 1, 3, 2), ParameterError, "low"),
+    ("mixed float low", lambda: MixedGeometric(1, 1, 0.0, 2), FloatParameterError, "low"),
+    ("mixed moment p huge", lambda: MixedGeometric(1, 1, 0, 2).moment(10**6), ParameterError, "p"),
+    ("mixed value off", lambda: MixedGeometric(1, 1, 0, 2).sample(3), ParameterError, "value"),
+    ("split p huge", lambda: budget_split([1, 2], "l1", p=10**9), ParameterError, "exponent"),
+    ("split norm", lambda: budget_split([1, 2], "l7"), ParameterError, "norm"),
+    (
+        "laplace fine grid",
+        lambda: ParallelotopeLaplace([Grid(0, 1, Fraction(1, 10**30))], 10, 1),
+        ResourceLimitError,
+        "epsilon",
+    ),
+    (
+        "laplace eps tiny",
+        lambda: ParallelotopeLaplace([Grid(0, 1)], 10, HUGE),
+        ResourceLimitError,
+        "epsilon",
+    ),
+    ("laplace grids", lambda: ParallelotopeLaplace(Grid(0, 1), 10, 1), ParameterError, "grids"),
+    (
+        "laplace n float",
+        lambda: ParallelotopeLaplace([Grid(0, 1)], 1.0, 1),
+        FloatParameterError,
+        "n",
+    ),
+    (
+        "laplace moment p huge",
+        lambda: ParallelotopeLaplace([Grid(0, 1)], 1, 1).moment(10**6),
+        ParameterError,
+        "p",
+    ),
+    (
+        "gauss rho tiny",
+        lambda: EllipticalGaussian([Grid(0, 1)], 10, HUGE),
+        ResourceLimitError,
+        "sigma",
+    ),
+    (
+        "gauss rho huge",
+        lambda: EllipticalGaussian([Grid(0, 1)], 10, 10**5000),
+        ParameterError,
+        "rho",
+    ),
+    (
+        "gauss fine grid",
+        lambda: EllipticalGaussian([Grid(0, 1, Fraction(1, 10**30))], 10, 1),
+        ResourceLimitError,
+        "sigma",
+    ),
+    (
+        "gauss sums off",
+        lambda: EllipticalGaussian([Grid(0, 1)], 2, 1).release_sums([3]),
+        ParameterError,
+        "sums",
     ),
 ]
 

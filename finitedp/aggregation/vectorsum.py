@@ -39,7 +39,7 @@ from typing import Any
 
 from ..accounting import Accountant, Guarantee
 from ..counting.gaussian import DiscreteGaussian
-from ..counting.mixedgeometric import MixedGeometric
+from ..counting.mixedgeometric import MAX_MOMENT, MixedGeometric
 from ..errors import ParameterError, ResourceLimitError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, default_source
@@ -113,6 +113,10 @@ class _VectorSum:
 
     @staticmethod
     def _check_grids(grids: Sequence[Grid]) -> list[Fraction]:
+        if not isinstance(grids, Sequence) or isinstance(grids, (str, bytes)):
+            raise ParameterError(
+                f"grids: got {type(grids).__name__}; give a list with one Grid per coordinate"
+            )
         if not grids:
             raise ParameterError("grids: got none; give one Grid per coordinate")
         for i, g in enumerate(grids):
@@ -195,6 +199,10 @@ class _VectorSum:
         the split's.
         """
         q = self.split.p if p is None else check_positive_int(p, "p")
+        if q > MAX_MOMENT:
+            raise ParameterError(
+                f"p: got {short_int(q)}; moments up to p = {MAX_MOMENT} are computed"
+            )
         steps: list[dict[Fraction, int]] = [{} for _ in self._count]
         for g, k in zip(self.grids, self._kind, strict=True):
             steps[k][g.step] = steps[k].get(g.step, 0) + 1

@@ -44,17 +44,31 @@ from typing import Any
 from ..errors import ParameterError
 from ..exactmath import ceil_log_ratio, exp_bounds, ln_bounds, simplest_between
 from ..oracle import RandomSource, default_source, draw
-from ..params import check_draw, check_positive_int, positive_fraction, short_fraction, short_int
+from ..params import (
+    check_draw,
+    check_positive_int,
+    exact_fraction,
+    positive_fraction,
+    short_fraction,
+    short_int,
+)
 from ..resources import integer_bytes, require_memory
 from .base import bisect_cdf
 
-__all__ = ["MixedGeometric", "power_sum"]
+__all__ = ["MAX_MOMENT", "MAX_UNIT_EPSILON", "MixedGeometric", "power_sum"]
 
 #: The unit ratio ``b/a`` spends at most ``(1 - 2^-SLACK_BITS)`` of ``eps`` on ``Delta`` units.
 SLACK_BITS = 16
 
 #: ``gamma = 2^-GAMMA_BITS``: the uniform's share of the mixture.
 GAMMA_BITS = 64
+
+#: The largest budget per unit of the grid (``eps/Delta``): beyond, the noise is below one
+#: unit with probability ``1 - 2e^-64`` (and ``e^(eps/Delta)`` grows without need).
+MAX_UNIT_EPSILON = 64
+
+#: The largest moment ``p`` computed (``O(p^2)`` work in :func:`power_sum`).
+MAX_MOMENT = 64
 
 
 def power_sum(m: int, p: int) -> int:
@@ -126,11 +140,16 @@ class MixedGeometric:
     ) -> None:
         eps = positive_fraction(epsilon, "epsilon")
         shift = check_positive_int(sensitivity, "sensitivity")
-        if type(low) is not int or type(high) is not int or low > high:
-            raise ParameterError(f"low, high: got {low!r}, {high!r}; need integers low <= high")
+        for name, end in (("low", low), ("high", high)):
+            if type(end) is not int:
+                exact_fraction(end, name)  # a float is refused as such
+                raise ParameterError(f"{name}: got {end!r}; it must be an int")
+        if low > high:
+            raise ParameterError(f"low, high: got {low}, {high}; need low <= high")
         g = check_positive_int(gamma_bits, "gamma_bits")
         self._epsilon, self._sensitivity, self._low, self._high = eps, shift, low, high
         self._gamma_bits = g
+        _check_scale(eps, shift)
         ratio = _unit_ratio(eps, shift)
         self._a, self._b = ratio.denominator, ratio.numerator
         self._t = t = _truncation(ratio, eps, shift, high - low, g)
@@ -330,7 +349,7 @@ class MixedGeometric:
 
     def noise_moment(self, p: int) -> Fraction:
         """``E|Z|^p`` of the noise before mixing, exactly (``O(p sqrt t)`` operations)."""
-        p = check_positive_int(p, "p")
+        p = _check_moment(p)
         m, t, cells, rows = self._block, self._t, self._cells, self._blocks
         # sum_j w(j) j^p over j = qm + r, expanded binomially in q m and r.
         full = [sum(c * r**e for r, c in enumerate(cells)) for e in range(p + 1)]
@@ -347,7 +366,7 @@ class MixedGeometric:
 
     def moment(self, p: int) -> Fraction:
         """The largest ``E|output - S|^p`` over true values, exactly (at an end of the range)."""
-        p = check_positive_int(p, "p")
+        p = _check_moment(p)
         t, m_out, g = self._t, self._m_out, self._gamma_bits
         uniform = Fraction(power_sum(t, p) + power_sum(m_out - 1 - t, p), m_out)
         gamma = Fraction(1, 1 << g)
@@ -358,6 +377,33 @@ class MixedGeometric:
             f"MixedGeometric(epsilon={short_fraction(self._epsilon)}, "
             f"sensitivity={self._sensitivity}, low={self._low}, high={self._high})"
         )
+
+
+def _check_scale(eps: Fraction, shift: int) -> None:
+    """Refuse, before any exponential is computed, a noise too narrow or too wide to tabulate.
+
+    ``t >= 44 Delta/eps`` (the truncation needs ``(b/a)^t >= 2^64``), and the table
+    keeps at least ``2 sqrt(t)`` integers of at least 64 bits.
+    """
+    if eps > MAX_UNIT_EPSILON * shift:
+        raise ParameterError(
+            f"epsilon: got {short_fraction(eps)} for sensitivity {short_int(shift)}; at most "
+            f"{MAX_UNIT_EPSILON} per unit of the grid (the noise would be 0 with probability "
+            f"above 1 - 2e^-{MAX_UNIT_EPSILON}); use a finer grid"
+        )
+    t_least = (44 * shift / eps).__ceil__()
+    require_memory(
+        16 * (isqrt(t_least) + 1),
+        "MixedGeometric's two-level table",
+        f"epsilon = {short_fraction(eps)}, sensitivity = {short_int(shift)}",
+    )
+
+
+def _check_moment(p: object) -> int:
+    q = check_positive_int(p, "p")
+    if q > MAX_MOMENT:
+        raise ParameterError(f"p: got {short_int(q)}; moments up to p = {MAX_MOMENT} are computed")
+    return q
 
 
 def _prefix(values: list[int]) -> list[int]:
@@ -409,9 +455,11 @@ def _precision(ratio: Fraction, eps: Fraction, shift: int, t: int, m: int) -> in
     at most ``1/(1 - (b/a) 2^-G)``; ``G = bits(ceil(2^19 Delta (b/a)/eps)) + 1``
     keeps that below ``eps 2^-18/Delta``.  The weights at ``t + m`` (the deepest
     the recursions reach) stay above ``2^G`` when ``P >= G + (t + m) log2(b/a) +
-    bits(t) + 4``; ``log2(b/a) <= (b - a)/(a ln 2) < 3 (b - a)/(2 a)`` makes the
-    rule exact integer arithmetic (SPEC.md section 2e).
+    bits(t) + 4``; ``log2(b/a)`` is at most both ``3 (b - a)/(2 a)`` (as
+    ``ln x <= x - 1`` and ``1/ln 2 < 3/2``) and ``bitlength(ceil(b/a))``, so the rule
+    is exact rational arithmetic (SPEC.md section 2e).
     """
     guard = (ratio * shift * (1 << (SLACK_BITS + 3)) / eps).__ceil__().bit_length() + 1
-    spread = (3 * (t + m) * (ratio - 1) / 2).__ceil__()
+    per_step = min(3 * (ratio - 1) / 2, Fraction(ratio.__ceil__().bit_length()))
+    spread = ((t + m) * per_step).__ceil__()
     return guard + spread + t.bit_length() + 4
