@@ -558,6 +558,41 @@ MUTATIONS = (
         "range(1, r - 1)",
         ("tests/test_aggregation.py",),
     ),
+    Mutation(
+        "finitedp/counting/mixedgeometric.py",
+        "def _truncation",
+        "(span + 2 * t + 1)",
+        "(span - 2 * t + 1)",
+        ("tests/test_aggregation.py",),
+    ),
+    Mutation(
+        "finitedp/aggregation/vectorsum.py",
+        "def release_sums",
+        "self.n * g.lower + g.step * v",
+        "self.n * g.lower + g.step // v",
+        ("tests/test_aggregation.py",),
+    ),
+    Mutation(
+        "finitedp/aggregation/vectorsum.py",
+        "class ParallelotopeLaplace",
+        "p: object = 1",
+        "p: object = 2",
+        ("tests/test_aggregation.py",),
+    ),
+    Mutation(
+        "finitedp/aggregation/vectorsum.py",
+        "class VectorSumRelease",
+        "@dataclass(frozen=True)",
+        "@dataclass(frozen=False)",
+        ("tests/test_aggregation.py",),
+    ),
+    Mutation(
+        "finitedp/aggregation/split.py",
+        "#: Up to this many distinct",
+        "EXACT_TERMS = 2048",
+        "EXACT_TERMS = 2049",
+        ("tests/test_aggregation.py",),
+    ),
 )
 
 

@@ -459,3 +459,43 @@ def test_gaussian_refuses_a_table_no_wider_than_the_sensitivity() -> None:
     with pytest.raises(ParameterError, match=r"^rho: .*R = 2 <= 2"):
         EllipticalGaussian([Grid(0, 2)], n=1, rho=43)
     EllipticalGaussian([Grid(0, 2)], n=1, rho=35)  # R = 3
+
+
+def test_truncation_is_the_least_that_keeps_the_boundary_within_budget() -> None:
+    for noise in SMALL_NOISE[:3]:
+        beta, eps, shift = 1 / noise.ratio, noise._epsilon, noise._sensitivity
+        span = noise._high - noise._low
+        target = Fraction((1 << 64) * (span + 2 * noise.t + 1)) / eps
+        assert beta ** (noise.t - shift + 1) >= target
+        smaller = noise.t - 1
+        assert beta ** (smaller - shift + 1) < Fraction((1 << 64) * (span + 2 * smaller + 1)) / eps
+
+
+def test_objective_is_exact_up_to_exact_terms_groups() -> None:
+    from finitedp.aggregation.split import EXACT_TERMS, exact_sum
+
+    for d, exact in ((EXACT_TERMS, True), (EXACT_TERMS + 1, False)):
+        deltas = [Fraction(10**6, k) for k in range(1, d + 1)]
+        s = budget_split(deltas, "l1", p=1)
+        value = exact_sum([x / b for x, b in zip(deltas, s.b, strict=True)])
+        assert (s.objective == value) is exact and s.objective >= value
+
+
+def test_estimates_are_n_lower_plus_step_times_the_noisy_sum() -> None:
+    grids = [Grid(-2, 2), Grid("-1/2", 1, "1/4")]
+    mech = ParallelotopeLaplace(grids, n=3, epsilon=1)
+    sums = [5, 9]
+    draws = [mech.sampler(0).d // 3, mech.sampler(1).d // 5]
+    rel = mech.release_sums(
+        sums, ReplaySource(list(zip([mech.sampler(0).d, mech.sampler(1).d], draws, strict=True)))
+    )
+    expected = tuple(
+        3 * g.lower + g.step * mech.sampler(i)(s, u)
+        for i, (g, s, u) in enumerate(zip(grids, sums, draws, strict=True))
+    )
+    assert rel.estimates == expected
+    assert ParallelotopeLaplace(grids, n=3, epsilon=1).split.p == 1  # the default moment
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rel.n = 4  # type: ignore[misc]

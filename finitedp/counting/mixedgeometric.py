@@ -166,6 +166,8 @@ class MixedGeometric:
         self._k = ((1 << g) - 1) * self._m_out
         self._marks: list[int] = []  # built by the first search (O(sqrt t) CDF values)
         self._mark_values: list[int] = []
+        if not self.privacy_holds():  # pragma: no cover - the construction makes it hold
+            raise ParameterError(f"epsilon: {short_fraction(eps)} is not certified for this noise")
 
     def _build(self, p: int, m: int, blocks: int) -> None:
         a, b, top = self._a, self._b, 1 << p
