@@ -38,6 +38,8 @@ __all__ = [
     "Option",
     "ReleaseParameters",
     "ReleaseReader",
+    "SumEntry",
+    "SumMechanism",
     "VectorCase",
     "VectorKind",
     "WeightedSums",
@@ -236,6 +238,45 @@ class MechanismEntry:
     vectors: VectorKind | None = None
     public_n: bool = True
     weighted: bool = False
+
+
+class SumMechanism(Protocol):
+    """What ``finitedp release`` needs of a sum mechanism (numeric columns on grids)."""
+
+    name: str
+    split: Any
+
+    def release_sums(self, sums: list[int], rng: RandomSource | None = None) -> Any: ...
+
+    @property
+    def guarantee(self) -> Any: ...
+
+    def moment(self, p: object = None) -> Fraction: ...
+
+    def ideal_moment(self) -> Fraction | None: ...
+
+    def epsilon_for(self, delta: object) -> Fraction: ...
+
+
+@dataclass(frozen=True)
+class SumEntry:
+    """A user-level mechanism over numeric columns on public grids (thesis chapter 4).
+
+    Attributes:
+        name: the command-line name (``--mechanism NAME``).
+        summary: one line for ``--help``.
+        paper: where it comes from.
+        neighbours: the neighbour relation its guarantee is for.
+        budget: ``"epsilon"`` or ``"rho"``: the flag that carries its budget.
+        build: ``(n, [(lower, upper, step), ...], budget, p or None)`` -> the mechanism.
+    """
+
+    name: str
+    summary: str
+    paper: str
+    neighbours: str
+    budget: Literal["epsilon", "rho"]
+    build: Callable[[int, list[tuple[Fraction, Fraction, Fraction]], str, str | None], SumMechanism]
 
 
 # -- helpers for writing vector kinds --------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from .aggregation import registry as aggregation
 from .aggregation import vectorcases as aggregation_vectors
 from .alp import registry as alp
 from .alp import vectorcases as alp_vectors
@@ -26,7 +27,7 @@ from .compact import registry as compact
 from .compact import vectorcases as compact_vectors
 from .counting import gaussianvectors
 from .counting.registry import COUNTERS, CounterEntry
-from .entries import JSON, MechanismEntry, ReleaseReader, VectorCase, VectorKind
+from .entries import JSON, MechanismEntry, ReleaseReader, SumEntry, VectorCase, VectorKind
 from .errors import ParameterError
 from .histograms import registry as histograms
 from .histograms import vectorcases as histogram_vectors
@@ -39,6 +40,7 @@ __all__ = [
     "DENSE_DEFAULT_LIMIT",
     "MECHANISMS",
     "READERS",
+    "SUMS",
     "VECTOR_KINDS",
     "CounterEntry",
     "default_mechanism",
@@ -53,6 +55,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
     entry.name: entry
     for entry in (*histograms.ENTRIES, *compact.ENTRIES, *alp.ENTRIES, *sketches.ENTRIES)
 }
+
+#: ``--mechanism`` name -> entry, for mechanisms over numeric columns (``--columns``).
+SUMS: dict[str, SumEntry] = {entry.name: entry for entry in aggregation.SUM_ENTRIES}
 
 #: A release's JSON ``"type"`` -> how to read it.
 READERS: dict[str, ReleaseReader] = {
@@ -102,7 +107,8 @@ def mechanism(name: str) -> MechanismEntry:
         ParameterError: no such mechanism (the message lists the names).
     """
     if name not in MECHANISMS:
-        raise ParameterError(f"--mechanism: got {name!r}; choose one of {', '.join(MECHANISMS)}")
+        names = ", ".join([*MECHANISMS, *SUMS])
+        raise ParameterError(f"--mechanism: got {name!r}; choose one of {names}")
     return MECHANISMS[name]
 
 

@@ -258,6 +258,10 @@ class ParallelotopeLaplace(_VectorSum):
                 Guarantee.pure(eps * b, f"geometric noise, sensitivity {units} grid units"), count
             )
 
+    def epsilon_for(self, delta: object) -> Fraction:
+        """``eps``: the release is pure ``eps``-DP, so ``(eps, delta)``-DP for every ``delta``."""
+        return self.accountant.epsilon_for(delta)
+
     def sampler(self, i: int) -> MixedGeometric:
         """The noise of coordinate ``i``."""
         return self._samplers[self._kind[i]]

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..errors import ParameterError
-from ..io.releases import load_release, read_document
+from ..io.releases import column_estimates, load_release, read_document
 
 __all__ = ["add_query"]
 
@@ -24,7 +24,10 @@ def _query(args: argparse.Namespace) -> int:
         FiniteDPError: unreadable or unknown release, or a value outside its universe.
     """
     name = "<stdin>" if args.release == "-" else args.release
-    release, universe, _ = load_release(read_document(args.release), name)
+    document = read_document(args.release)
+    if column_estimates(document, name) is not None:
+        return _query_columns(args, column_estimates(document, name) or {})
+    release, universe, _ = load_release(document, name)
     numbers = []
     for value in args.values:
         try:
@@ -37,11 +40,24 @@ def _query(args: argparse.Namespace) -> int:
     return 0
 
 
+def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:
+    """A sum of numeric columns: each VALUE is a column name; print its exact estimate."""
+    for column in args.values:
+        if column not in estimates:
+            raise ParameterError(
+                f"column {column!r} is not in the release ({', '.join(estimates)})"
+            )
+    print("\n".join(f"{column}\t{estimates[column]}" for column in args.values))
+    return 0
+
+
 def add_query(commands: Any) -> None:
     query = commands.add_parser(
         "query",
         help="read counts from a release, without the data",
         description="Print 'VALUE<TAB>COUNT' for each VALUE, from a release written by "
+        "finitedp release (for a sum of numeric columns, each VALUE is a column name and "
+        "its exact estimate is printed), "
         "finitedp release (partial vectors: an unlisted value counts 0; compact releases are "
         "evaluated) or from a bare release JSON (values are then the integers 1..|X|). "
         "Every value is checked against the release's universe before anything is printed.",

@@ -30,7 +30,15 @@ from ..io.values import ValueColumn
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction
-from ..registry import DENSE_DEFAULT_LIMIT, MECHANISMS, READERS, default_mechanism, mechanism
+from ..registry import (
+    DENSE_DEFAULT_LIMIT,
+    MECHANISMS,
+    READERS,
+    SUMS,
+    default_mechanism,
+    mechanism,
+)
+from .sums import SUM_ONLY, release_columns
 
 __all__ = ["add_release"]
 
@@ -180,6 +188,17 @@ def _release(args: argparse.Namespace) -> int:
     Raises:
         FiniteDPError: any input error; the message names the flag, file or line.
     """
+    if args.mechanism in SUMS:
+        return release_columns(args, SUMS[args.mechanism])
+    for name in SUM_ONLY:
+        if getattr(args, name) is not None:
+            raise ParameterError(
+                f"--{name}: only {', '.join(SUMS)} take it (numeric columns); choose one "
+                f"with --mechanism"
+            )
+    for name, what in (("universe", "int:M or utf8:L"), ("epsilon", "the budget, e.g. 1/2")):
+        if getattr(args, name) is None:
+            raise ParameterError(f"--{name}: required for a histogram ({what})")
     universe = parse_universe(args.universe)
     entry = _check_release_options(args)
     values = _check_value_column(args, entry)
@@ -272,7 +291,8 @@ def _release(args: argparse.Namespace) -> int:
 
 
 _RELEASE_DESCRIPTION = """\
-Release a differentially private histogram of one column of categorical values.
+Release a differentially private histogram of one column of categorical values,
+or (vector-laplace, vector-gaussian) the sum of several numeric columns.
 
 Input: a CSV file (UTF-8, header row, --column NAME), a Parquet file (--column NAME)
 or a plain text file with one value per line; - reads standard input. Parquet is
@@ -319,13 +339,26 @@ output: one JSON object, on stdout or written atomically to --out (a temporary
 randomness: the OS CSPRNG. --seed HEX uses the deterministic SeededSource of
   SPEC.md instead: the output is then NOT private against anyone who knows the seed.
 
+sums of numeric columns (vector-laplace, vector-gaussian; thesis chapter 4):
+  finitedp release FILE --mechanism vector-gaussian --columns a,b --bounds=-1:1,0:100
+    --grid 1/100,1 --rho 1/2 [--p 2]
+  (write --bounds=LO:HI when LO is negative). n rows (public), neighbours replace
+  one row; each column on its public grid
+  lower + k*step in [lower, upper], values read exactly as text (never as floats).
+  The budget is split by sensitivity (optimal for E||error||_p^p); the output
+  states the guarantee, the exact expected error of the noise sampled and the
+  estimates ("estimates": [{{"column", "value"}}]). --universe and --column are
+  for histograms only.
+
 exit status: 0 on success, 2 on an input error (nothing is written).
 """
 
 
 def _mechanism_lines() -> str:
-    """One help line per entry of :data:`MECHANISMS`."""
-    return "\n".join(f"  {name:<18} {entry.summary}" for name, entry in MECHANISMS.items())
+    """One help line per entry of :data:`MECHANISMS` and :data:`SUMS`."""
+    summaries = [(n, e.summary) for n, e in MECHANISMS.items()]
+    summaries += [(n, e.summary) for n, e in SUMS.items()]
+    return "\n".join(f"  {name:<18} {summary}" for name, summary in summaries)
 
 
 def add_release(commands: Any) -> None:
@@ -360,12 +393,32 @@ def add_release(commands: Any) -> None:
         help="input format",
     )
     release.add_argument(
-        "--universe", required=True, metavar="SPEC", help="int:M or utf8:L (see above)"
+        "--universe", metavar="SPEC", help="int:M or utf8:L (see above; histograms only)"
     )
     release.add_argument(
-        "--mechanism", metavar="NAME", help=f"one of {', '.join(MECHANISMS)} (default: see below)"
+        "--mechanism",
+        metavar="NAME",
+        help=f"one of {', '.join([*MECHANISMS, *SUMS])} (default: see below)",
     )
-    release.add_argument("--epsilon", required=True, help="privacy budget 1/k, e.g. 1/2")
+    release.add_argument(
+        "--epsilon", help="privacy budget: 1/k for a histogram, any rational for vector-laplace"
+    )
+    sums = ", ".join(SUMS)
+    release.add_argument(
+        "--columns", metavar="A,B", help=f"{sums}: the numeric columns to sum (CSV or Parquet)"
+    )
+    release.add_argument(
+        "--bounds",
+        metavar="LO:HI[,...]",
+        help=f"{sums}: each column's public interval (one for all, or one per column)",
+    )
+    release.add_argument(
+        "--grid", metavar="STEP[,...]", help=f"{sums}: each column's grid step (default 1)"
+    )
+    release.add_argument("--rho", help="vector-gaussian: the zCDP budget, e.g. 1/2")
+    release.add_argument(
+        "--p", help=f"{sums}: the error moment E||error||_p^p the budget split minimises"
+    )
     for option in _release_options().values():
         users = ", ".join(
             e.name

@@ -9,13 +9,13 @@ from typing import Any
 
 from ..entries import Counts, ReleaseReader
 from ..errors import ParameterError
-from ..jsonvalues import load_json, parse_count
+from ..jsonvalues import load_json, parse_count, parse_rational
 from ..params import short_int
 from ..registry import reader
 from .files import decode_utf8, read_bytes
 from .universe import Universe, Utf8Universe, parse_universe
 
-__all__ = ["bin_entry", "load_release", "parse_document", "read_document"]
+__all__ = ["bin_entry", "column_estimates", "load_release", "parse_document", "read_document"]
 
 
 def parse_document(text: str, name: str) -> Any:
@@ -74,6 +74,33 @@ def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseRea
     if "release" in document and found.lists_bins:
         _check_counts(document, release, name)
     return release, universe, found
+
+
+def column_estimates(document: Any, name: str) -> dict[str, str] | None:
+    """``{column: exact estimate}`` of a sum of numeric columns; ``None`` for other releases.
+
+    Raises:
+        ParameterError: a sum release whose estimates are malformed.
+    """
+    if not isinstance(document, dict) or not isinstance(document.get("release"), dict):
+        return None
+    if document["release"].get("type") != "vector-sum":
+        return None
+    rows = document.get("estimates")
+    if not isinstance(rows, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("column"), str) and isinstance(r.get("value"), str)
+        for r in rows
+    ):
+        raise ParameterError(f"{name}: estimates: expected [{{column, value}}, ...]")
+    out = {}
+    for r in rows:
+        text = r["value"]
+        try:  # a signed rational in lowest terms, as written
+            parse_rational(text.removeprefix("-"), "value")
+        except ValueError as error:
+            raise ParameterError(f"{name}: estimates: {error}") from None
+        out[r["column"]] = text
+    return out
 
 
 def _check_counts(document: dict[str, Any], release: Counts, name: str) -> None:

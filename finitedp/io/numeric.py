@@ -1,0 +1,158 @@
+"""Numeric columns on public grids: parsed from the command line, read exactly, summed.
+
+``finitedp release FILE --mechanism vector-laplace --columns a,b --bounds -1:1,0:10
+--grid 1/100,1`` declares, for each column, a public interval ``[lower, upper]`` and
+grid step: every value must be ``lower + k step`` with ``0 <= k <= D``.  Values
+are read as text (CSV fields, or Parquet values cast to ``VARCHAR`` by DuckDB;
+never as floating point) and parsed exactly (``3``, ``-2.5``, ``7/4``); a value
+off its grid or out of its bounds is refused, naming the file, the row (the CSV
+line) and the column.  Memory follows the number of columns, not of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import FiniteDPError, ParameterError
+from ..params import exact_fraction, positive_fraction, short_fraction
+from .progress import Progress
+from .tables import InputFile, labels_in_order, name_the_line
+
+__all__ = ["NumericColumn", "parse_columns", "read_column_sums"]
+
+#: Longest value text read (more digits than this are surely not a bounded value).
+MAX_VALUE_CHARS = 200
+
+#: Rows between progress updates.
+PROGRESS_ROWS = 1 << 16
+
+
+@dataclass(frozen=True)
+class NumericColumn:
+    """One column's public grid ``lower + k step``, ``k = 0..units``."""
+
+    name: str
+    lower: Fraction
+    upper: Fraction
+    step: Fraction
+
+    @property
+    def units(self) -> int:
+        """``D = (upper - lower)/step``: the sensitivity in grid units."""
+        return int((self.upper - self.lower) / self.step)
+
+    def index(self, text: str, where: str) -> int:
+        """``k`` of one value, checked.
+
+        Raises:
+            ParameterError: naming ``where`` and the column, for a value that is not an
+                exact number, outside ``[lower, upper]`` or off the grid.
+        """
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        at = f"{where}, column {self.name!r}"
+        if len(text) > MAX_VALUE_CHARS:
+            raise ParameterError(f"{at}: value {shown!r} is too long to be a bounded number")
+        try:
+            value = exact_fraction(text.strip(), "value")
+        except FiniteDPError:
+            raise ParameterError(
+                f"{at}: value {shown!r} is not an exact number (use 3, -2.5 or 7/4)"
+            ) from None
+        if not self.lower <= value <= self.upper:
+            raise ParameterError(
+                f"{at}: value {shown} is outside [{short_fraction(self.lower)}, "
+                f"{short_fraction(self.upper)}] (--bounds)"
+            )
+        k = (value - self.lower) / self.step
+        if k.denominator != 1:
+            raise ParameterError(
+                f"{at}: value {shown} is not on the grid {short_fraction(self.lower)} + k * "
+                f"{short_fraction(self.step)} (--grid)"
+            )
+        return int(k)
+
+
+def _per_column(text: str | None, count: int, flag: str, default: str | None) -> list[str]:
+    if text is None:
+        if default is None:
+            raise ParameterError(f"{flag}: required with --columns (one per column, or one)")
+        return [default] * count
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) == 1:
+        return parts * count
+    if len(parts) != count:
+        raise ParameterError(
+            f"{flag}: got {len(parts)} entries for {count} columns; give one per column, or one"
+        )
+    return parts
+
+
+def parse_columns(columns: str | None, bounds: str | None, grid: str | None) -> list[NumericColumn]:
+    """``--columns a,b``, ``--bounds lo:hi[,lo:hi]`` and ``--grid step[,step]`` (default 1).
+
+    Raises:
+        ParameterError: a missing or malformed flag, an empty or repeated name, an
+            interval that is empty or not a whole number of steps.
+    """
+    if columns is None:
+        raise ParameterError("--columns: required (the numeric columns to sum, a,b,c)")
+    names = [c.strip() for c in columns.split(",")]
+    if any(not n for n in names):
+        raise ParameterError(f"--columns: got {columns!r}; an empty column name")
+    if len(set(names)) != len(names):
+        raise ParameterError(f"--columns: got {columns!r}; a column is named twice")
+    out = []
+    pairs = zip(
+        names,
+        _per_column(bounds, len(names), "--bounds", None),
+        _per_column(grid, len(names), "--grid", "1"),
+        strict=True,
+    )
+    for name, interval, step_text in pairs:
+        low_text, sep, high_text = interval.partition(":")
+        if not sep:
+            raise ParameterError(f"--bounds: got {interval!r} for {name!r}; write lower:upper")
+        lower = exact_fraction(low_text.strip(), "--bounds")
+        upper = exact_fraction(high_text.strip(), "--bounds")
+        step = positive_fraction(step_text, "--grid")
+        span = (upper - lower) / step
+        if span <= 0 or span.denominator != 1:
+            raise ParameterError(
+                f"--bounds: got {interval} for {name!r}; upper must be lower plus a positive "
+                f"whole number of --grid steps ({short_fraction(step)})"
+            )
+        out.append(NumericColumn(name, lower, upper, step))
+    return out
+
+
+def read_column_sums(
+    source: InputFile, columns: Sequence[NumericColumn], progress: Progress
+) -> tuple[int, list[int]]:
+    """``n`` and each column's sum in grid units (``sum of k``), every value checked.
+
+    Raises:
+        ParameterError: a value refused (naming the file, the line of a CSV file or
+            the row of a Parquet file, and the column), or an unreadable file.
+    """
+    wanted = tuple((c.name, "--columns") for c in columns)
+    if source.kind == "text":
+        raise ParameterError(f"{source.name}: numeric columns need a CSV or Parquet file")
+    sums = [0] * len(columns)
+    n = 0
+
+    def check(where: str, values: list[str]) -> None:
+        for column, text in zip(columns, values, strict=True):
+            column.index(text, where)
+
+    try:
+        for where, values in labels_in_order(source, *wanted):
+            for i, (column, text) in enumerate(zip(columns, values, strict=True)):
+                sums[i] += column.index(text, where)
+            n += 1
+            if n % PROGRESS_ROWS == 0:
+                progress.advance(PROGRESS_ROWS)
+    except ParameterError as error:
+        raise name_the_line(source, wanted, check, error) from None
+    return n, sums
