@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +20,7 @@ from .. import __version__
 from ..entries import MechanismEntry, Option, ReleaseParameters
 from ..errors import FiniteDPError, ParameterError
 from ..io.columns import count_rows, keys_in_order, read_counts, read_sums
-from ..io.files import STDOUT, check_out, input_format, write_atomically, write_stdout
+from ..io.files import STDOUT, check_out, input_format, write_atomically
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.releases import bin_entry
 from ..io.tables import opened_input
@@ -38,6 +37,7 @@ from ..registry import (
     default_mechanism,
     mechanism,
 )
+from .output import finish_release
 from .sums import SUM_ONLY, release_columns
 
 __all__ = ["add_release"]
@@ -270,24 +270,11 @@ def _release(args: argparse.Namespace) -> int:
         payload = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
         if not to_stdout:
             write_atomically(args.out, payload)
-    if args.seed is not None:
-        print(
-            "finitedp release: WARNING: --seed makes the noise deterministic (SeededSource, "
-            "SPEC.md); this output is NOT private against anyone who knows or can guess the "
-            "seed. Use it for tests and reproducible examples only.",
-            file=sys.stderr,
-        )
-    if not args.quiet:
-        where = "on stdout" if to_stdout else f"written to {args.out}"
-        print(
-            f"finitedp release: n = {n} rows; universe {universe.spec} with |X| = "
-            f"{_show_size(size)} values; {chosen}, ({privacy.epsilon}, {privacy.delta})-DP; "
-            f"release {where}",
-            file=sys.stderr,
-        )
-    if to_stdout:
-        write_stdout(payload)
-    return 0
+    summary = (
+        f"n = {n} rows; universe {universe.spec} with |X| = {_show_size(size)} values; "
+        f"{chosen}, ({privacy.epsilon}, {privacy.delta})-DP"
+    )
+    return finish_release(args, payload, to_stdout, summary)
 
 
 _RELEASE_DESCRIPTION = """\

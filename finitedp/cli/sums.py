@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from .. import __version__
 from ..entries import SumEntry
 from ..errors import FiniteDPError, ParameterError
-from ..io.files import STDOUT, check_out, input_format, write_atomically, write_stdout
+from ..io.files import STDOUT, check_out, input_format, write_atomically
 from ..io.numeric import parse_columns, read_column_sums
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import opened_input
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction
+from .output import finish_release
 
 __all__ = ["AT_DELTA", "HISTOGRAM_ONLY", "SUM_ONLY", "release_columns"]
 
@@ -130,23 +130,8 @@ def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
         payload = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
         if not to_stdout:
             write_atomically(args.out, payload)
-    if args.seed is not None:
-        print(
-            "finitedp release: WARNING: --seed makes the noise deterministic (SeededSource, "
-            "SPEC.md); this output is NOT private against anyone who knows or can guess the "
-            "seed. Use it for tests and reproducible examples only.",
-            file=sys.stderr,
-        )
-    if not args.quiet:
-        where = "on stdout" if to_stdout else f"written to {args.out}"
-        print(
-            f"finitedp release: n = {n} rows, d = {len(columns)} columns; {entry.name}; "
-            f"release {where}",
-            file=sys.stderr,
-        )
-    if to_stdout:
-        write_stdout(payload)
-    return 0
+    summary = f"n = {n} rows, d = {len(columns)} columns; {entry.name}"
+    return finish_release(args, payload, to_stdout, summary)
 
 
 def _flagged(message: str) -> str:

@@ -15,15 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..errors import FiniteDPError, ParameterError
+from ..errors import ParameterError
 from ..params import exact_fraction, positive_fraction, short_fraction
 from .progress import Progress
 from .tables import InputFile, labels_in_order, name_the_line
+from .values import exact_value, shorten
 
 __all__ = ["NumericColumn", "parse_columns", "read_column_sums"]
-
-#: Longest value text read (more digits than this are surely not a bounded value).
-MAX_VALUE_CHARS = 200
 
 #: Rows between progress updates.
 PROGRESS_ROWS = 1 << 16
@@ -50,16 +48,9 @@ class NumericColumn:
             ParameterError: naming ``where`` and the column, for a value that is not an
                 exact number, outside ``[lower, upper]`` or off the grid.
         """
-        shown = text if len(text) <= 40 else text[:40] + "..."
         at = f"{where}, column {self.name!r}"
-        if len(text) > MAX_VALUE_CHARS:
-            raise ParameterError(f"{at}: value {shown!r} is too long to be a bounded number")
-        try:
-            value = exact_fraction(text.strip(), "value")
-        except FiniteDPError:
-            raise ParameterError(
-                f"{at}: value {shown!r} is not an exact number (use 3, -2.5 or 7/4)"
-            ) from None
+        value = exact_value(text, at, "a bounded number", "3, -2.5 or 7/4")
+        shown = shorten(text)
         if not self.lower <= value <= self.upper:
             raise ParameterError(
                 f"{at}: value {shown} is outside [{short_fraction(self.lower)}, "

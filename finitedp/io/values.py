@@ -15,10 +15,32 @@ from fractions import Fraction
 from ..errors import FiniteDPError, ParameterError
 from ..params import exact_fraction, positive_fraction
 
-__all__ = ["ValueColumn"]
+__all__ = ["ValueColumn", "exact_value", "shorten"]
 
 #: Longest value text read (digits beyond this are surely not a bounded amount).
 MAX_VALUE_CHARS = 200
+
+
+def shorten(text: str) -> str:
+    """``text`` as a message shows it: at most 40 characters."""
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def exact_value(text: str, where: str, what: str, examples: str) -> Fraction:
+    """One value of a file, read as an exact rational (never a float).
+
+    Raises:
+        ParameterError: naming ``where``: too long to be ``what``, or not an exact number.
+    """
+    shown = shorten(text)
+    if len(text) > MAX_VALUE_CHARS:
+        raise ParameterError(f"{where}: value {shown!r} is too long to be {what}")
+    try:
+        return exact_fraction(text.strip(), "value")
+    except FiniteDPError:
+        raise ParameterError(
+            f"{where}: value {shown!r} is not an exact number (use {examples})"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -54,15 +76,8 @@ class ValueColumn:
         Raises:
             ParameterError: naming ``where`` (file and line) and the rule broken.
         """
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        if len(text) > MAX_VALUE_CHARS:
-            raise ParameterError(f"{where}: value {shown!r} is too long to be an amount")
-        try:
-            value = exact_fraction(text.strip(), "value")
-        except FiniteDPError:
-            raise ParameterError(
-                f"{where}: value {shown!r} is not an exact number (use 3, 2.5 or 7/4)"
-            ) from None
+        value = exact_value(text, where, "an amount", "3, 2.5 or 7/4")
+        shown = shorten(text)
         if not 0 <= value <= self.bound:
             raise ParameterError(
                 f"{where}: value {shown} is outside [0, {self.bound}] (--value-bound)"

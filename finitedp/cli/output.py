@@ -1,0 +1,31 @@
+"""What every ``finitedp release`` does last: the seed warning, the summary, standard output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..io.files import write_stdout
+
+__all__ = ["finish_release"]
+
+
+def finish_release(args: argparse.Namespace, payload: bytes, to_stdout: bool, summary: str) -> int:
+    """Warn about ``--seed``, print ``summary`` (unless ``--quiet``) and write to stdout.
+
+    The document itself was written to ``--out`` (atomically) before: a release on
+    standard output is written only once everything else has succeeded.
+    """
+    if args.seed is not None:
+        print(
+            "finitedp release: WARNING: --seed makes the noise deterministic (SeededSource, "
+            "SPEC.md); this output is NOT private against anyone who knows or can guess the "
+            "seed. Use it for tests and reproducible examples only.",
+            file=sys.stderr,
+        )
+    if not args.quiet:
+        where = "on stdout" if to_stdout else f"written to {args.out}"
+        print(f"finitedp release: {summary}; release {where}", file=sys.stderr)
+    if to_stdout:
+        write_stdout(payload)
+    return 0
