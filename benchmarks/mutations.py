@@ -581,7 +581,7 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/aggregation/vectorsum.py",
-        "class VectorSumRelease",
+        "RHO_GUARD_BITS = 20",
         "@dataclass(frozen=True)",
         "@dataclass(frozen=False)",
         ("tests/test_aggregation.py",),
