@@ -113,6 +113,8 @@ def test_a_bad_value_names_line_and_column_and_nothing_is_written(
         (["--mechanism", "vector-laplace", "--rho", "1"], "--rho: vector-laplace takes"),
         (["--mechanism", "vector-laplace", "--epsilon", "1", "--p", "0"], "--p: got 0"),
         (["--mechanism", "vector-laplace", "--epsilon", "0.5e"], "epsilon"),
+        (["--mechanism", "vector-laplace", "--epsilon", "1", "--delta", "1/10"], "--delta"),
+        (["--mechanism", "vector-laplace", "--epsilon", "1", "--noise", "tight"], "--noise"),
     ],
 )
 def test_flag_errors(

@@ -189,6 +189,12 @@ def _release(args: argparse.Namespace) -> int:
         FiniteDPError: any input error; the message names the flag, file or line.
     """
     if args.mechanism in SUMS:
+        for option in _release_options().values():  # the histogram mechanisms' own options
+            if getattr(args, option.name) is not None:
+                raise ParameterError(
+                    f"{option.flag}: got {getattr(args, option.name)}; {args.mechanism} does "
+                    f"not take it"
+                )
         return release_columns(args, SUMS[args.mechanism])
     for name in SUM_ONLY:
         if getattr(args, name) is not None:
