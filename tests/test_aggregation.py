@@ -474,6 +474,7 @@ def test_truncation_is_the_least_that_keeps_the_boundary_within_budget() -> None
 def test_objective_is_exact_up_to_exact_terms_groups() -> None:
     from finitedp.aggregation.split import EXACT_TERMS, exact_sum
 
+    assert EXACT_TERMS == 2048  # the limit BudgetSplit's docstring and the proof note state
     for d, exact in ((EXACT_TERMS, True), (EXACT_TERMS + 1, False)):
         deltas = [Fraction(10**6, k) for k in range(1, d + 1)]
         s = budget_split(deltas, "l1", p=1)
