@@ -47,9 +47,9 @@ def _check(args: argparse.Namespace, entry: SumEntry) -> None:
     budget = getattr(args, entry.budget)
     if budget is None:
         raise ParameterError(f"--{entry.budget}: {entry.name} needs it (its privacy budget)")
-    exact_fraction(budget, entry.budget)
+    exact_fraction(budget, f"--{entry.budget}")
     if args.p is not None:
-        p = exact_fraction(args.p, "p")
+        p = exact_fraction(args.p, "--p")
         if p.denominator != 1 or p < 1:
             raise ParameterError(f"--p: got {args.p}; use a positive integer (1 or 2 usually)")
 
