@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 from ..io.arguments import count
 from ..io.releases import read_document
 from .draw import _output_format, _require_matplotlib, plot_counting_pmfs, plot_release
+from .shapes import plot_shapes
 
 __all__ = ["add_plot_parser", "run_plot"]
 
@@ -26,6 +27,9 @@ pip install 'finitedp[plot]').
            of FastSample for one true count, each against the clamped geometric.
   release  BV Fig 1: a release written by finitedp release, as bars with error bars
            +-a from its stored accuracy statement (threshold t marked).
+  shapes   Lebeda thesis Fig 4.1: for a sum of two numeric columns, the ellipses
+           (Gaussian) or parallelograms (Laplace) within which it is private, for
+           the standard split, the proportional one and the release's own.
 
 Probabilities are exact fractions, converted to floating point only to be drawn.
 """
@@ -46,7 +50,7 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=_PLOT_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    pictures = plot.add_subparsers(dest="picture", required=True, metavar="{pmf,release}")
+    pictures = plot.add_subparsers(dest="picture", required=True, metavar="{pmf,release,shapes}")
     pmf = pictures.add_parser(
         "pmf",
         help="exact PMFs of GeoSample, Z' and FastSample against the clamped geometric",
@@ -74,12 +78,23 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
     release.add_argument(
         "--values", nargs="+", metavar="V", help="values to draw, in the release's universe"
     )
+    shapes = pictures.add_parser(
+        "shapes",
+        help="thesis Fig 4.1 for a sum of two numeric columns",
+        description="Lebeda thesis Fig 4.1 for a release of two numeric columns written by "
+        "finitedp release --mechanism vector-laplace|vector-gaussian: the box of possible "
+        "differences and the shapes within which the standard split, the proportional one "
+        "and the release's own are private, each with its expected error relative to the "
+        "release's.",
+    )
+    shapes.add_argument("release", metavar="RELEASE.json", help="the release; - for stdin")
+    shapes.add_argument("--out", required=True, metavar="FILE", help="FILE.png or FILE.svg")
     plot.set_defaults(run=run_plot)
     return plot
 
 
 def run_plot(args: argparse.Namespace) -> int:
-    """Run ``finitedp plot pmf`` or ``finitedp plot release``.
+    """Run ``finitedp plot pmf``, ``finitedp plot release`` or ``finitedp plot shapes``.
 
     Args:
         args: the parsed command line.
@@ -101,6 +116,9 @@ def run_plot(args: argparse.Namespace) -> int:
             noise=args.noise,
             log_scale=args.log,
         )
+    elif args.picture == "shapes":
+        name = "<stdin>" if args.release == "-" else str(args.release)
+        path = plot_shapes(read_document(str(args.release)), name, args.out)
     else:
         _require_matplotlib()  # before reading a large release
         document = read_document(str(args.release))
