@@ -500,3 +500,12 @@ def test_estimates_are_n_lower_plus_step_times_the_noisy_sum() -> None:
 
     with pytest.raises(dataclasses.FrozenInstanceError):
         rel.n = 4  # type: ignore[misc]
+
+
+def test_clamp_moves_values_to_the_bounds_and_keeps_the_grid() -> None:
+    mech = ParallelotopeLaplace([Grid(0, 2), Grid(0, 1, "1/4")], n=2, epsilon=1)
+    assert mech.index_sums([[5, "-1"], [1, "1/2"]], clamp=True) == [2 + 1, 0 + 2]
+    with pytest.raises(ParameterError, match=r"rows\[0\]\[0\]"):
+        mech.index_sums([[5, 0], [1, 0]])
+    with pytest.raises(ParameterError, match=r"rows\[1\]\[1\]"):
+        mech.index_sums([[5, 0], [1, "1/3"]], clamp=True)  # off the grid: still refused

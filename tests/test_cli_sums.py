@@ -165,3 +165,25 @@ def test_bounds_and_grid_parsing_errors(table: Path, capsys: pytest.CaptureFixtu
     ):
         code, _, err = run([*base, *extra], capsys)
         assert code == 2 and message in err, (extra, err)
+
+
+def test_clamp_moves_values_to_the_bounds_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wide = tmp_path / "wide.csv"
+    wide.write_text("a,b\n1,0.25\n-9,1\n7,3/4\n0,0\n", encoding="utf-8")
+    base = ["release", "--mechanism", "vector-laplace", "--epsilon", "1", *COMMON]
+    code, _, err = run([base[0], str(wide), *base[1:]], capsys)
+    assert code == 2 and "value 7 is outside" in err
+    code, out, _ = run([base[0], str(wide), *base[1:], "--clamp"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["parameters"]["clamp"] is True
+    # -9 and 7 become -2 and 2: the same data as ROWS
+    expected = ParallelotopeLaplace(GRIDS, 4, 1).release_sums(SUMS, SeededSource(b"\x00"))
+    assert [e["value"] for e in doc["estimates"]] == [str(e) for e in expected.estimates]
+    code, _, err = run(
+        ["release", str(wide), "--column", "a", "--universe", "int:9", "--epsilon", "1", "--clamp"],
+        capsys,
+    )
+    assert code == 2 and "--clamp: only" in err

@@ -43,7 +43,13 @@ from ..counting.mixedgeometric import MAX_MOMENT, MixedGeometric
 from ..errors import ParameterError, ResourceLimitError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, positive_fraction, short_fraction, short_int
+from ..params import (
+    check_positive_int,
+    exact_fraction,
+    positive_fraction,
+    short_fraction,
+    short_int,
+)
 from ..selection.quantile import Grid
 from .split import BudgetSplit, budget_split, exact_sum
 
@@ -138,8 +144,12 @@ class _VectorSum:
         """The composed guarantee of all coordinates (one accountant)."""
         return self.accountant.total()
 
-    def index_sums(self, rows: Iterable[Sequence[object]]) -> list[int]:
+    def index_sums(self, rows: Iterable[Sequence[object]], clamp: bool = False) -> list[int]:
         """Each coordinate's sum in grid units, every value checked (row and column named).
+
+        With ``clamp``, a value beyond its grid's bounds is moved to the nearer bound
+        first (per row, so a replaced row still moves each sum by at most
+        ``Delta_i``); a value off the grid is refused either way.
 
         Raises:
             ParameterError: a row of the wrong length, a value off its grid or out of
@@ -151,17 +161,25 @@ class _VectorSum:
             if len(row) != self.d:
                 raise ParameterError(f"rows[{r}]: got {len(row)} values; need d = {self.d}")
             for i, (grid, value) in enumerate(zip(self.grids, row, strict=True)):
-                sums[i] += grid.index(value, f"rows[{r}][{i}]")
+                where = f"rows[{r}][{i}]"
+                if clamp:
+                    value = min(max(exact_fraction(value, where), grid.lower), grid.upper)
+                sums[i] += grid.index(value, where)
             count += 1
         if count != self.n:
             raise ParameterError(f"rows: got {count}; n = {self.n} is public")
         return sums
 
     def release(
-        self, rows: Iterable[Sequence[object]], rng: RandomSource | None = None
+        self,
+        rows: Iterable[Sequence[object]],
+        rng: RandomSource | None = None,
+        *,
+        clamp: bool = False,
     ) -> VectorSumRelease:
-        """The noisy sum of ``rows`` (exactly ``n`` vectors on the grids)."""
-        return self.release_sums(self.index_sums(rows), rng)
+        """The noisy sum of ``rows`` (exactly ``n`` vectors on the grids; ``clamp``: see
+        :meth:`index_sums`)."""
+        return self.release_sums(self.index_sums(rows, clamp), rng)
 
     def release_sums(
         self, sums: Sequence[int], rng: RandomSource | None = None

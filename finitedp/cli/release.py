@@ -410,6 +410,13 @@ def add_release(commands: Any) -> None:
     )
     release.add_argument("--rho", help="vector-gaussian: the zCDP budget, e.g. 1/2")
     release.add_argument(
+        "--clamp",
+        action="store_const",
+        const=True,
+        help=f"{sums}: move values beyond --bounds to the nearer bound instead of refusing "
+        "them (stated in the output; values off the grid are still refused)",
+    )
+    release.add_argument(
         "--p", help=f"{sums}: the error moment E||error||_p^p the budget split minimises"
     )
     for option in _release_options().values():

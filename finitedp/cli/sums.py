@@ -31,7 +31,7 @@ __all__ = ["AT_DELTA", "HISTOGRAM_ONLY", "SUM_ONLY", "release_columns"]
 AT_DELTA = "1/1000000"
 
 #: Flags only the sum mechanisms take, and flags only the histogram mechanisms take.
-SUM_ONLY = ("columns", "bounds", "grid", "rho", "p")
+SUM_ONLY = ("columns", "bounds", "grid", "rho", "p", "clamp")
 HISTOGRAM_ONLY = ("column", "universe", "value_column", "value_bound", "value_step")
 
 
@@ -72,7 +72,8 @@ def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
         opened_input(args.input, kind) as source,
     ):
         progress.phase(f"reading {source.name}")
-        n, sums = read_column_sums(source, columns, progress)
+        clamp = bool(args.clamp)
+        n, sums = read_column_sums(source, columns, progress, clamp)
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         progress.phase(f"building {entry.name} for n = {n}, d = {len(columns)}")
@@ -102,6 +103,7 @@ def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
                     }
                     for c in columns
                 ],
+                "clamp": clamp,
                 "shares": [rational(b) for b in built.split.b],
                 "split_factor": rational(built.split.factor),
             },

@@ -41,16 +41,20 @@ class NumericColumn:
         """``D = (upper - lower)/step``: the sensitivity in grid units."""
         return int((self.upper - self.lower) / self.step)
 
-    def index(self, text: str, where: str) -> int:
-        """``k`` of one value, checked.
+    def index(self, text: str, where: str, clamp: bool = False) -> int:
+        """``k`` of one value, checked; with ``clamp``, a value outside the bounds is
+        moved to the nearer bound first (``--clamp``: 1-Lipschitz per row, so the
+        guarantee is unchanged; the document says the clamp was applied).
 
         Raises:
             ParameterError: naming ``where`` and the column, for a value that is not an
-                exact number, outside ``[lower, upper]`` or off the grid.
+                exact number, outside ``[lower, upper]`` (without ``clamp``) or off the grid.
         """
         at = f"{where}, column {self.name!r}"
         value = exact_value(text, at, "a bounded number", "3, -2.5 or 7/4")
         shown = shorten(text)
+        if clamp:
+            value = min(max(value, self.lower), self.upper)
         if not self.lower <= value <= self.upper:
             raise ParameterError(
                 f"{at}: value {shown} is outside [{short_fraction(self.lower)}, "
@@ -119,9 +123,10 @@ def parse_columns(columns: str | None, bounds: str | None, grid: str | None) -> 
 
 
 def read_column_sums(
-    source: InputFile, columns: Sequence[NumericColumn], progress: Progress
+    source: InputFile, columns: Sequence[NumericColumn], progress: Progress, clamp: bool = False
 ) -> tuple[int, list[int]]:
-    """``n`` and each column's sum in grid units (``sum of k``), every value checked.
+    """``n`` and each column's sum in grid units (``sum of k``), every value checked
+    (with ``clamp``, values beyond the bounds are moved to them first).
 
     Raises:
         ParameterError: a value refused (naming the file, the line of a CSV file or
@@ -135,12 +140,12 @@ def read_column_sums(
 
     def check(where: str, values: list[str]) -> None:
         for column, text in zip(columns, values, strict=True):
-            column.index(text, where)
+            column.index(text, where, clamp)
 
     try:
         for where, values in labels_in_order(source, *wanted):
             for i, (column, text) in enumerate(zip(columns, values, strict=True)):
-                sums[i] += column.index(text, where)
+                sums[i] += column.index(text, where, clamp)
             n += 1
             if n % PROGRESS_ROWS == 0:
                 progress.advance(PROGRESS_ROWS)
