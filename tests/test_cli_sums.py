@@ -174,7 +174,7 @@ def test_clamp_moves_values_to_the_bounds_and_says_so(
     wide.write_text("a,b\n1,0.25\n-9,1\n7,3/4\n0,0\n", encoding="utf-8")
     base = ["release", "--mechanism", "vector-laplace", "--epsilon", "1", *COMMON]
     code, _, err = run([base[0], str(wide), *base[1:]], capsys)
-    assert code == 2 and "value 7 is outside" in err
+    assert code == 2 and "line 3, column 'a': value -9 is outside" in err
     code, out, _ = run([base[0], str(wide), *base[1:], "--clamp"], capsys)
     assert code == 0
     doc = json.loads(out)
