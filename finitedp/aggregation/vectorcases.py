@@ -25,8 +25,8 @@ __all__ = ["PRIMITIVES", "cases"]
 
 
 def _signed(value: Any) -> str:
-    q = exact_fraction(value, "value")
-    return ("-" + rational(-q)) if q < 0 else rational(q)
+    """A signed integer or rational as written in SPEC.md 2d (``rational`` keeps the sign)."""
+    return rational(exact_fraction(value, "value"))
 
 
 def _int(value: Any, name: str) -> int:

@@ -25,8 +25,9 @@ def _query(args: argparse.Namespace) -> int:
     """
     name = "<stdin>" if args.release == "-" else args.release
     document = read_document(args.release)
-    if column_estimates(document, name) is not None:
-        return _query_columns(args, column_estimates(document, name) or {})
+    estimates = column_estimates(document, name)
+    if estimates is not None:
+        return _query_columns(args, estimates)
     release, universe, _ = load_release(document, name)
     numbers = []
     for value in args.values:
