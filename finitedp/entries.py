@@ -32,14 +32,15 @@ __all__ = [
     "JSON",
     "NOISE",
     "AuditTarget",
+    "ColumnEntry",
+    "ColumnMechanism",
+    "ColumnOutcome",
     "Counts",
     "Mechanism",
     "MechanismEntry",
     "Option",
     "ReleaseParameters",
     "ReleaseReader",
-    "SumEntry",
-    "SumMechanism",
     "VectorCase",
     "VectorKind",
     "WeightedSums",
@@ -240,27 +241,35 @@ class MechanismEntry:
     weighted: bool = False
 
 
-class SumMechanism(Protocol):
-    """What ``finitedp release`` needs of a sum mechanism (numeric columns on grids)."""
+@dataclass(frozen=True)
+class ColumnOutcome:
+    """What a column mechanism released: its JSON part and one estimate per column."""
 
-    name: str
-    split: Any
+    release: JSON
+    estimates: tuple[Fraction, ...]
 
-    def release_sums(self, sums: list[int], rng: RandomSource | None = None) -> Any: ...
+
+class ColumnMechanism(Protocol):
+    """What ``finitedp release`` needs of a mechanism over numeric columns on grids.
+
+    :meth:`release_from` gets what its entry :attr:`~ColumnEntry.reads`.
+    """
 
     @property
     def guarantee(self) -> Any: ...
 
-    def moment(self, p: object = None) -> Fraction: ...
-
-    def ideal_moment(self) -> Fraction | None: ...
-
     def epsilon_for(self, delta: object) -> Fraction: ...
+
+    def parameters(self) -> JSON: ...
+
+    def accuracy(self, beta: object) -> JSON: ...
+
+    def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome: ...
 
 
 @dataclass(frozen=True)
-class SumEntry:
-    """A user-level mechanism over numeric columns on public grids (thesis chapter 4).
+class ColumnEntry:
+    """A user-level mechanism over numeric columns on public grids (``--columns``).
 
     Attributes:
         name: the command-line name (``--mechanism NAME``).
@@ -268,7 +277,12 @@ class SumEntry:
         paper: where it comes from.
         neighbours: the neighbour relation its guarantee is for.
         budget: ``"epsilon"`` or ``"rho"``: the flag that carries its budget.
-        build: ``(n, [(lower, upper, step), ...], budget, p or None)`` -> the mechanism.
+        build: ``(n, [(lower, upper, step), ...], budget, options)`` -> the mechanism;
+            ``options`` maps each of :attr:`options`' names to its text or ``None``.
+        options: its own flags (``--p``, ``--quantile``, ...).
+        reads: what the mechanism's ``release_from`` gets: ``"sums"``, each column's
+            sum in grid units (``list[int]``), or ``"values"``, each column's grid
+            indices in file order (``list[numpy.ndarray]`` of ``int64``).
     """
 
     name: str
@@ -276,7 +290,12 @@ class SumEntry:
     paper: str
     neighbours: str
     budget: Literal["epsilon", "rho"]
-    build: Callable[[int, list[tuple[Fraction, Fraction, Fraction]], str, str | None], SumMechanism]
+    build: Callable[
+        [int, list[tuple[Fraction, Fraction, Fraction]], str, Mapping[str, str | None]],
+        ColumnMechanism,
+    ]
+    options: tuple[Option, ...] = ()
+    reads: Literal["sums", "values"] = "sums"
 
 
 # -- helpers for writing vector kinds --------------------------------------------------

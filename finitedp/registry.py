@@ -11,6 +11,8 @@ mechanism.
 
 >>> [entry.name for entry in MECHANISMS.values()]
 ['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp', 'pmg', 'pmg-pure']
+>>> list(COLUMNS)
+['vector-laplace', 'vector-gaussian', 'quantile-exponential', 'quantile-binary']
 >>> sorted(READERS)
 ['alp', 'compact_histogram', 'partial_histogram', 'pmg', 'threshold_alp']
 """
@@ -27,20 +29,21 @@ from .compact import registry as compact
 from .compact import vectorcases as compact_vectors
 from .counting import gaussianvectors
 from .counting.registry import COUNTERS, CounterEntry
-from .entries import JSON, MechanismEntry, ReleaseReader, SumEntry, VectorCase, VectorKind
+from .entries import JSON, ColumnEntry, MechanismEntry, ReleaseReader, VectorCase, VectorKind
 from .errors import ParameterError
 from .histograms import registry as histograms
 from .histograms import vectorcases as histogram_vectors
+from .selection import registry as selection
 from .selection import vectorcases as selection_vectors
 from .sketches import registry as sketches
 from .sketches import vectorcases as sketch_vectors
 
 __all__ = [
+    "COLUMNS",
     "COUNTERS",
     "DENSE_DEFAULT_LIMIT",
     "MECHANISMS",
     "READERS",
-    "SUMS",
     "VECTOR_KINDS",
     "CounterEntry",
     "default_mechanism",
@@ -57,7 +60,9 @@ MECHANISMS: dict[str, MechanismEntry] = {
 }
 
 #: ``--mechanism`` name -> entry, for mechanisms over numeric columns (``--columns``).
-SUMS: dict[str, SumEntry] = {entry.name: entry for entry in aggregation.SUM_ENTRIES}
+COLUMNS: dict[str, ColumnEntry] = {
+    entry.name: entry for entry in (*aggregation.COLUMN_ENTRIES, *selection.COLUMN_ENTRIES)
+}
 
 #: A release's JSON ``"type"`` -> how to read it.
 READERS: dict[str, ReleaseReader] = {
@@ -107,7 +112,7 @@ def mechanism(name: str) -> MechanismEntry:
         ParameterError: no such mechanism (the message lists the names).
     """
     if name not in MECHANISMS:
-        names = ", ".join([*MECHANISMS, *SUMS])
+        names = ", ".join([*MECHANISMS, *COLUMNS])
         raise ParameterError(f"--mechanism: got {name!r}; choose one of {names}")
     return MECHANISMS[name]
 

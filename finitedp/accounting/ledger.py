@@ -208,7 +208,7 @@ class Accountant:
                 "stated only in zCDP, so no one notion holds for all; use epsilon_for(delta)"
             )
         return Guarantee(
-            f"{len(steps)} steps composed",
+            f"{len(steps)} step{'' if len(steps) == 1 else 's'} composed",
             sum((s.epsilon or Fraction(0) for s in steps), Fraction(0)) if dp else None,
             min(Fraction(1), sum((s.delta for s in steps), Fraction(0))) if dp else Fraction(0),
             sum((s.rho or Fraction(0) for s in steps), Fraction(0)) if cdp else None,

@@ -5,46 +5,102 @@ Paper: Lebeda thesis Alg 16 (``vector-laplace``) and Alg 15 (``vector-gaussian``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
-from ..entries import SumEntry, SumMechanism
+from ..entries import JSON, ColumnEntry, ColumnOutcome, Option
+from ..errors import ParameterError
+from ..jsonvalues import json_int, rational
+from ..oracle import RandomSource
+from ..params import exact_fraction
 from ..selection.quantile import Grid
 from .vectorsum import NEIGHBOURS, EllipticalGaussian, ParallelotopeLaplace
 
-__all__ = ["SUM_ENTRIES"]
+__all__ = ["COLUMN_ENTRIES"]
+
+Columns = list[tuple[Fraction, Fraction, Fraction]]
+
+#: ``--p``: the error moment the split minimises.
+P_OPTION = Option(
+    "p", "the error moment E||error||_p^p the budget split minimises (1 or 2 usually)", "int"
+)
 
 
-def _grids(columns: list[tuple[Fraction, Fraction, Fraction]]) -> list[Grid]:
-    return [Grid(lower, upper, step) for lower, upper, step in columns]
+class _Sums:
+    """A vector-sum mechanism as the command line sees it: sums in, a document part out."""
+
+    def __init__(self, mechanism: ParallelotopeLaplace | EllipticalGaussian) -> None:
+        self.mechanism = mechanism
+
+    @property
+    def guarantee(self) -> Any:
+        return self.mechanism.guarantee
+
+    def epsilon_for(self, delta: object) -> Fraction:
+        return self.mechanism.epsilon_for(delta)
+
+    def parameters(self) -> JSON:
+        split = self.mechanism.split
+        return {
+            "p": json_int(split.p),
+            "shares": [rational(b) for b in split.b],
+            "split_factor": rational(split.factor),
+        }
+
+    def accuracy(self, beta: object) -> JSON:
+        moment, ideal = self.mechanism.moment(), self.mechanism.ideal_moment()
+        return {
+            "p": json_int(self.mechanism.split.p),
+            "moment": rational(moment),
+            "moment_display": f"{float(moment):.6g}",
+            "ideal_moment": None if ideal is None else rational(ideal),
+            "statement": "E ||estimate - sum||_p^p of the noise actually sampled (exact), "
+            "beside the thesis' Lemma 4.7 / 4.10 for the same shares",
+        }
+
+    def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
+        release = self.mechanism.release_sums(data, rng)
+        return ColumnOutcome(release.to_json_dict(), release.estimates)
 
 
-def _laplace(
-    n: int, columns: list[tuple[Fraction, Fraction, Fraction]], budget: str, p: str | None
-) -> SumMechanism:
-    return ParallelotopeLaplace(_grids(columns), n, budget, p=1 if p is None else int(p))
+def _moment(options: Mapping[str, str | None], default: int) -> int:
+    text = options.get("p")
+    if text is None:
+        return default
+    p = exact_fraction(text, "p")
+    if p.denominator != 1 or p < 1:
+        raise ParameterError(f"p: got {text}; use a positive integer (1 or 2 usually)")
+    return int(p)
 
 
-def _gaussian(
-    n: int, columns: list[tuple[Fraction, Fraction, Fraction]], budget: str, p: str | None
-) -> SumMechanism:
-    return EllipticalGaussian(_grids(columns), n, budget, p=2 if p is None else int(p))
+def _laplace(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Sums:
+    grids = [Grid(*c) for c in columns]
+    return _Sums(ParallelotopeLaplace(grids, n, budget, p=_moment(options, 1)))
 
 
-SUM_ENTRIES = (
-    SumEntry(
+def _gaussian(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Sums:
+    grids = [Grid(*c) for c in columns]
+    return _Sums(EllipticalGaussian(grids, n, budget, p=_moment(options, 2)))
+
+
+COLUMN_ENTRIES = (
+    ColumnEntry(
         "vector-laplace",
         "sum of numeric columns, geometric noise split by sensitivity: pure eps-DP",
         "Lebeda thesis Alg 16, Lemma 4.11, Thm 4.2",
         NEIGHBOURS,
         "epsilon",
         _laplace,
+        (P_OPTION,),
     ),
-    SumEntry(
+    ColumnEntry(
         "vector-gaussian",
         "sum of numeric columns, discrete Gaussian split by sensitivity: zCDP (--rho)",
         "Lebeda thesis Alg 15, Lemma 4.8, Thm 4.1",
         NEIGHBOURS,
         "rho",
         _gaussian,
+        (P_OPTION,),
     ),
 )

@@ -42,7 +42,7 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:
-    """A sum of numeric columns: each VALUE is a column name; print its exact estimate."""
+    """A release over numeric columns: each VALUE is a column name; print its estimate."""
     for column in args.values:
         if column not in estimates:
             raise ParameterError(
@@ -57,8 +57,8 @@ def add_query(commands: Any) -> None:
         "query",
         help="read counts from a release, without the data",
         description="Print 'VALUE<TAB>COUNT' for each VALUE, from a release written by "
-        "finitedp release (for a sum of numeric columns, each VALUE is a column name and "
-        "its exact estimate is printed), "
+        "finitedp release (for a release over numeric columns, a sum or quantiles, each "
+        "VALUE is a column name and its exact estimate is printed), "
         "finitedp release (partial vectors: an unlisted value counts 0; compact releases are "
         "evaluated) or from a bare release JSON (values are then the integers 1..|X|). "
         "Every value is checked against the release's universe before anything is printed.",

@@ -30,15 +30,15 @@ from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction
 from ..registry import (
+    COLUMNS,
     DENSE_DEFAULT_LIMIT,
     MECHANISMS,
     READERS,
-    SUMS,
     default_mechanism,
     mechanism,
 )
+from .columns import COLUMN_ONLY, column_options, release_columns
 from .output import finish_release
-from .sums import SUM_ONLY, release_columns
 
 __all__ = ["add_release"]
 
@@ -188,18 +188,23 @@ def _release(args: argparse.Namespace) -> int:
     Raises:
         FiniteDPError: any input error; the message names the flag, file or line.
     """
-    if args.mechanism in SUMS:
+    if args.mechanism in COLUMNS:
         for option in _release_options().values():  # the histogram mechanisms' own options
             if getattr(args, option.name) is not None:
                 raise ParameterError(
                     f"{option.flag}: got {getattr(args, option.name)}; {args.mechanism} does "
                     f"not take it"
                 )
-        return release_columns(args, SUMS[args.mechanism])
-    for name in SUM_ONLY:
+        return release_columns(args, COLUMNS[args.mechanism])
+    takers = {
+        o.name: [e.name for e in COLUMNS.values() if o in e.options]
+        for o in column_options().values()
+    }
+    for name in (*COLUMN_ONLY, *takers):
         if getattr(args, name) is not None:
+            users = takers.get(name, list(COLUMNS))
             raise ParameterError(
-                f"--{name}: only {', '.join(SUMS)} take it (numeric columns); choose one "
+                f"--{name}: only {', '.join(users)} take it (numeric columns); choose one "
                 f"with --mechanism"
             )
     for name, what in (("universe", "int:M or utf8:L"), ("epsilon", "the budget, e.g. 1/2")):
@@ -332,15 +337,17 @@ output: one JSON object, on stdout or written atomically to --out (a temporary
 randomness: the OS CSPRNG. --seed HEX uses the deterministic SeededSource of
   SPEC.md instead: the output is then NOT private against anyone who knows the seed.
 
-sums of numeric columns (vector-laplace, vector-gaussian; thesis chapter 4):
+mechanisms over numeric columns (--columns; thesis chapters 4 and 5):
   finitedp release FILE --mechanism vector-gaussian --columns a,b --bounds=-1:1,0:100
     --grid 1/100,1 --rho 1/2 [--p 2]
+  finitedp release FILE --mechanism quantile-exponential --columns a --bounds=-1:1
+    --grid 1/100 --epsilon 1 [--quantile 1/2]
   (write --bounds=LO:HI when LO is negative). n rows (public), neighbours replace
-  one row; each column on its public grid
-  lower + k*step in [lower, upper], values read exactly as text (never as floats).
-  The budget is split by sensitivity (optimal for E||error||_p^p); the output
-  states the guarantee, the exact expected error of the noise sampled and the
-  estimates ("estimates": [{{"column", "value"}}]). --universe and --column are
+  one row; each column on its public grid lower + k*step in [lower, upper], values
+  read exactly as text (never as floats). Sums split the budget by sensitivity
+  (optimal for E||error||_p^p) and state the exact expected error of the noise
+  sampled; quantiles give each column eps/d and state each rank error at --beta.
+  The output has "estimates": [{{"column", "value"}}]. --universe and --column are
   for histograms only.
 
 exit status: 0 on success, 2 on an input error (nothing is written).
@@ -348,9 +355,9 @@ exit status: 0 on success, 2 on an input error (nothing is written).
 
 
 def _mechanism_lines() -> str:
-    """One help line per entry of :data:`MECHANISMS` and :data:`SUMS`."""
+    """One help line per entry of :data:`MECHANISMS` and :data:`COLUMNS`."""
     summaries = [(n, e.summary) for n, e in MECHANISMS.items()]
-    summaries += [(n, e.summary) for n, e in SUMS.items()]
+    summaries += [(n, e.summary) for n, e in COLUMNS.items()]
     return "\n".join(f"  {name:<18} {summary}" for name, summary in summaries)
 
 
@@ -391,14 +398,16 @@ def add_release(commands: Any) -> None:
     release.add_argument(
         "--mechanism",
         metavar="NAME",
-        help=f"one of {', '.join([*MECHANISMS, *SUMS])} (default: see below)",
+        help=f"one of {', '.join([*MECHANISMS, *COLUMNS])} (default: see below)",
     )
     release.add_argument(
-        "--epsilon", help="privacy budget: 1/k for a histogram, any rational for vector-laplace"
+        "--epsilon",
+        help="privacy budget: 1/k for a histogram, any positive rational for a column "
+        "mechanism that takes it",
     )
-    sums = ", ".join(SUMS)
+    sums = ", ".join(COLUMNS)
     release.add_argument(
-        "--columns", metavar="A,B", help=f"{sums}: the numeric columns to sum (CSV or Parquet)"
+        "--columns", metavar="A,B", help=f"{sums}: the numeric columns (CSV or Parquet)"
     )
     release.add_argument(
         "--bounds",
@@ -416,9 +425,9 @@ def add_release(commands: Any) -> None:
         help=f"{sums}: move values beyond --bounds to the nearer bound instead of refusing "
         "them (stated in the output; values off the grid are still refused)",
     )
-    release.add_argument(
-        "--p", help=f"{sums}: the error moment E||error||_p^p the budget split minimises"
-    )
+    for option in column_options().values():
+        users = ", ".join(e.name for e in COLUMNS.values() if option in e.options)
+        release.add_argument(option.flag, help=f"{users} only: {option.help}")
     for option in _release_options().values():
         users = ", ".join(
             e.name

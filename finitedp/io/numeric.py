@@ -11,17 +11,21 @@ line) and the column.  Memory follows the number of columns, not of rows.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ..errors import ParameterError
 from ..params import exact_fraction, positive_fraction, short_fraction
+from ..resources import require_memory
 from .progress import Progress
 from .tables import InputFile, labels_in_order, name_the_line
 from .values import exact_value, shorten
 
-__all__ = ["NumericColumn", "parse_columns", "read_column_sums"]
+__all__ = ["NumericColumn", "parse_columns", "read_column_sums", "read_column_values"]
 
 #: Rows between progress updates.
 PROGRESS_ROWS = 1 << 16
@@ -122,16 +126,14 @@ def parse_columns(columns: str | None, bounds: str | None, grid: str | None) -> 
     return out
 
 
-def read_column_sums(
-    source: InputFile, columns: Sequence[NumericColumn], progress: Progress, clamp: bool = False
+def _read(
+    source: InputFile,
+    columns: Sequence[NumericColumn],
+    progress: Progress,
+    clamp: bool,
+    keep: list[array[int]] | None,
 ) -> tuple[int, list[int]]:
-    """``n`` and each column's sum in grid units (``sum of k``), every value checked
-    (with ``clamp``, values beyond the bounds are moved to them first).
-
-    Raises:
-        ParameterError: a value refused (naming the file, the line of a CSV file or
-            the row of a Parquet file, and the column), or an unreadable file.
-    """
+    """Every row's grid indices, checked: their sums, and each column's indices in ``keep``."""
     wanted = tuple((c.name, "--columns") for c in columns)
     if source.kind == "text":
         raise ParameterError(f"{source.name}: numeric columns need a CSV or Parquet file")
@@ -145,10 +147,49 @@ def read_column_sums(
     try:
         for where, values in labels_in_order(source, *wanted):
             for i, (column, text) in enumerate(zip(columns, values, strict=True)):
-                sums[i] += column.index(text, where, clamp)
+                k = column.index(text, where, clamp)
+                sums[i] += k
+                if keep is not None:
+                    keep[i].append(k)
             n += 1
             if n % PROGRESS_ROWS == 0:
                 progress.advance(PROGRESS_ROWS)
+                if keep is not None:  # 8 bytes a value, and room for the arrays to grow
+                    require_memory(
+                        2 * 8 * n * len(columns),
+                        "the columns' values",
+                        f"{n} rows of {len(columns)} columns so far",
+                    )
     except ParameterError as error:
         raise name_the_line(source, wanted, check, error) from None
     return n, sums
+
+
+def read_column_values(
+    source: InputFile, columns: Sequence[NumericColumn], progress: Progress, clamp: bool = False
+) -> tuple[int, list[np.ndarray]]:
+    """``n`` and each column's grid indices in file order (``int64``), every value checked.
+
+    Memory is 8 bytes per value (twice while an array grows); above the memory limit
+    (:func:`finitedp.resources.max_memory`) the read stops with a clear refusal.
+
+    Raises:
+        ParameterError: a value refused (naming the file, line or row, and column).
+        ResourceLimitError: the values would not fit the memory limit.
+    """
+    keep: list[array[int]] = [array("q") for _ in columns]
+    n, _ = _read(source, columns, progress, clamp, keep)
+    return n, [np.frombuffer(column, dtype=np.int64) for column in keep]
+
+
+def read_column_sums(
+    source: InputFile, columns: Sequence[NumericColumn], progress: Progress, clamp: bool = False
+) -> tuple[int, list[int]]:
+    """``n`` and each column's sum in grid units (``sum of k``), every value checked
+    (with ``clamp``, values beyond the bounds are moved to them first).
+
+    Raises:
+        ParameterError: a value refused (naming the file, the line of a CSV file or
+            the row of a Parquet file, and the column), or an unreadable file.
+    """
+    return _read(source, columns, progress, clamp, None)

@@ -77,14 +77,13 @@ def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseRea
 
 
 def column_estimates(document: Any, name: str) -> dict[str, str] | None:
-    """``{column: exact estimate}`` of a sum of numeric columns; ``None`` for other releases.
+    """``{column: exact estimate}`` of a release over numeric columns (a document with
+    ``"estimates"``: sums, quantiles); ``None`` for other releases.
 
     Raises:
-        ParameterError: a sum release whose estimates are malformed.
+        ParameterError: a column release whose estimates are malformed.
     """
-    if not isinstance(document, dict) or not isinstance(document.get("release"), dict):
-        return None
-    if document["release"].get("type") != "vector-sum":
+    if not isinstance(document, dict) or "estimates" not in document:
         return None
     rows = document.get("estimates")
     if not isinstance(rows, list) or not all(

@@ -39,7 +39,7 @@ import numpy as np
 from ..accounting import Guarantee
 from ..counting.geosample import GeoSample
 from ..errors import ParameterError
-from ..exactmath import min_power_at_least
+from ..exactmath import exp_bounds, min_power_at_least, simplest_between
 from ..oracle import RandomSource, default_source
 from ..params import (
     check_positive_int,
@@ -56,6 +56,9 @@ __all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid"]
 
 #: The exponential quantile clips rank errors at ``K`` with ``N beta^-K <= 2^-CLIP_BITS``.
 CLIP_BITS = 64
+
+#: The largest ``epsilon`` :meth:`ExponentialQuantile.from_epsilon` takes.
+MAX_EPSILON = 1 << 16
 
 #: The binary search refuses to read more randomness than this (its steps times ``bits(d)/8``).
 MAX_DRAWN_BYTES = 256 << 20
@@ -122,6 +125,16 @@ class Grid:
     def value(self, index: int) -> Fraction:
         """The grid point with this index."""
         return self.lower + index * self.step
+
+
+def _sorted_indices(indices: np.ndarray, n: int, size: int) -> np.ndarray:
+    """``indices`` sorted, after checking that there are ``n`` of them in ``[0, size)``."""
+    data = np.sort(np.asarray(indices, dtype=np.int64))
+    if len(data) != n:
+        raise ParameterError(f"indices: got {len(data)}; n = {n} is public")
+    if n and (int(data[0]) < 0 or int(data[-1]) >= size):
+        raise ParameterError(f"indices: every grid index must lie in [0, {size - 1}]")
+    return data
 
 
 def _on_grid(
@@ -208,9 +221,52 @@ class ExponentialQuantile:
             position, i = value + 1, j
         return out
 
+    @classmethod
+    def from_epsilon(
+        cls,
+        lower: object,
+        upper: object,
+        *,
+        quantile: object,
+        n: object,
+        epsilon: object,
+        step: object = 1,
+    ) -> ExponentialQuantile:
+        """The quantile with the simplest base ``beta`` such that ``beta^2 <= e^eps``.
+
+        ``beta`` is the simplest rational in ``[1 + (l - 1)(1 - 2^-16), l]`` for a
+        certified lower bound ``l`` of ``e^(eps/2)``: pure ``eps'``-DP with
+        ``eps (1 - 2^-16)``-ish ``<= eps' <= eps`` (:attr:`privacy_ratio` is exact).
+
+        Raises:
+            ParameterError: ``epsilon`` not a positive rational, or above 2^16.
+
+        >>> ExponentialQuantile.from_epsilon(0, 10, quantile="1/2", n=4, epsilon=1).mechanism
+        ExponentialMechanism(643/390, sensitivity=1)
+        """
+        eps = positive_fraction(epsilon, "epsilon")
+        if eps > MAX_EPSILON:
+            raise ParameterError(
+                f"epsilon: got {short_fraction(eps)}; at most {MAX_EPSILON} (the quantile would "
+                f"be exact with probability above 1 - 2^-(2^15))"
+            )
+        low = exp_bounds(eps / 2, 64)[0]
+        base = simplest_between(1 + (low - 1) * (1 - Fraction(1, 1 << 16)), low)
+        return cls(lower, upper, quantile=quantile, n=n, base=base, step=step)
+
     def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
         """The private quantile, a grid point: one oracle call."""
-        cands = self.candidates(values)
+        if len(values) != self.n:
+            raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
+        return self.release_indices(self.grid.indices(values), rng)
+
+    def release_indices(self, indices: np.ndarray, rng: RandomSource | None = None) -> Fraction:
+        """:meth:`release` for values given as grid indices (``int64``, any order).
+
+        Raises:
+            ParameterError: not ``n`` indices, or one outside ``[0, N)``.
+        """
+        cands = self._candidates(_sorted_indices(indices, self.n, self.grid.size))
         index, offset = self.mechanism.sample(
             [-c[2] for c in cands], [c[1] for c in cands], rng or default_source()
         )
@@ -308,7 +364,15 @@ class BinarySearchQuantile:
         """The private quantile, a grid point."""
         if len(values) != self.n:
             raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
-        data = np.sort(self.grid.indices(values))
+        return self.release_indices(self.grid.indices(values), rng)
+
+    def release_indices(self, indices: np.ndarray, rng: RandomSource | None = None) -> Fraction:
+        """:meth:`release` for values given as grid indices (``int64``, any order).
+
+        Raises:
+            ParameterError: not ``n`` indices, or one outside ``[0, N)``.
+        """
+        data = _sorted_indices(indices, self.n, self.grid.size)
         source = rng or default_source()
         low, high = 0, self.grid.size - 1
         offset, top = self.rank - self.clip - 1, 2 * self.clip + 2

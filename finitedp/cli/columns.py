@@ -1,10 +1,10 @@
-"""``finitedp release --mechanism NAME --columns ...``: a private sum of numeric columns.
+"""``finitedp release --mechanism NAME --columns ...``: a mechanism over numeric columns.
 
 Reads the declared columns of a CSV or Parquet file exactly (:mod:`finitedp.io.numeric`),
-sums them in grid units, runs a sum entry of :data:`finitedp.registry.SUMS` and
-writes the release with its guarantee (composed by the accountant), the
-neighbour relation, and the exact expected error of the noise actually sampled.
-Nothing is written on an input error.
+as sums in grid units or as each column's values (what the entry ``reads``), runs
+an entry of :data:`finitedp.registry.COLUMNS` and writes the release with its
+guarantee (composed by the accountant), the neighbour relation, and the
+mechanism's own accuracy statement.  Nothing is written on an input error.
 """
 
 from __future__ import annotations
@@ -14,29 +14,39 @@ import json
 from typing import Any
 
 from .. import __version__
-from ..entries import SumEntry
+from ..entries import ColumnEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.files import STDOUT, check_out, input_format, write_atomically
-from ..io.numeric import parse_columns, read_column_sums
+from ..io.numeric import parse_columns, read_column_sums, read_column_values
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import opened_input
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction
+from ..registry import COLUMNS
 from .output import finish_release
 
-__all__ = ["AT_DELTA", "HISTOGRAM_ONLY", "SUM_ONLY", "release_columns"]
+__all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "release_columns"]
 
 #: The document also states the epsilon the accountant certifies at this delta.
 AT_DELTA = "1/1000000"
 
-#: Flags only the sum mechanisms take, and flags only the histogram mechanisms take.
-SUM_ONLY = ("columns", "bounds", "grid", "rho", "p", "clamp")
+#: Flags only the column mechanisms take, and flags only the histogram mechanisms take.
+COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp")
 HISTOGRAM_ONLY = ("column", "universe", "value_column", "value_bound", "value_step")
 
 
-def _check(args: argparse.Namespace, entry: SumEntry) -> None:
-    """Everything that does not depend on the data, before the input is read."""
+def column_options() -> dict[str, Option]:
+    """Every column entry's own options, by name (each flag is declared once)."""
+    return {o.name: o for entry in COLUMNS.values() for o in entry.options}
+
+
+def _check(args: argparse.Namespace, entry: ColumnEntry) -> dict[str, str | None]:
+    """Everything that does not depend on the data, before the input is read.
+
+    Returns:
+        The entry's own options, by name.
+    """
     for name in HISTOGRAM_ONLY:
         if getattr(args, name, None) is not None:
             flag = "--" + name.replace("_", "-")
@@ -48,19 +58,33 @@ def _check(args: argparse.Namespace, entry: SumEntry) -> None:
     if budget is None:
         raise ParameterError(f"--{entry.budget}: {entry.name} needs it (its privacy budget)")
     exact_fraction(budget, f"--{entry.budget}")
-    if args.p is not None:
-        p = exact_fraction(args.p, "--p")
-        if p.denominator != 1 or p < 1:
-            raise ParameterError(f"--p: got {args.p}; use a positive integer (1 or 2 usually)")
+    exact_fraction(args.beta, "--beta")
+    own = {o.name for o in entry.options}
+    options: dict[str, str | None] = {}
+    for option in column_options().values():
+        value = getattr(args, option.name)
+        if option.name not in own:
+            if value is not None:
+                users = [e.name for e in COLUMNS.values() if option in e.options]
+                raise ParameterError(
+                    f"{option.flag}: got {value}; only {', '.join(users)} take it, not {entry.name}"
+                )
+            continue
+        if value is not None:
+            number = exact_fraction(value, option.flag)
+            if option.kind == "int" and (number.denominator != 1 or number < 1):
+                raise ParameterError(f"{option.flag}: got {value}; use a positive integer")
+        options[option.name] = value
+    return options
 
 
-def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
-    """Read, sum, release and write the JSON document of a sum mechanism.
+def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
+    """Read the columns, release and write the JSON document of a column mechanism.
 
     Raises:
         FiniteDPError: any input error; the message names the flag, file, line and column.
     """
-    _check(args, entry)
+    options = _check(args, entry)
     columns = parse_columns(args.columns, args.bounds, args.grid)
     rng: RandomSource = default_source() if args.seed is None else SeededSource(args.seed)
     check_out(args.out, args.input)
@@ -73,19 +97,19 @@ def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
     ):
         progress.phase(f"reading {source.name}")
         clamp = bool(args.clamp)
-        n, sums = read_column_sums(source, columns, progress, clamp)
+        reader = read_column_values if entry.reads == "values" else read_column_sums
+        n, data = reader(source, columns, progress, clamp)
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         progress.phase(f"building {entry.name} for n = {n}, d = {len(columns)}")
         grids = [(c.lower, c.upper, c.step) for c in columns]
         try:
-            built = entry.build(n, grids, budget, None if args.p is None else str(int(args.p)))
+            built = entry.build(n, grids, budget, options)
+            accuracy = built.accuracy(args.beta)
         except FiniteDPError as error:
-            raise type(error)(_flagged(str(error))) from None
+            raise type(error)(_flagged(str(error), [*options, entry.budget, "beta"])) from None
         progress.phase(f"releasing with {entry.name}")
-        release = built.release_sums(sums, rng)
-        ideal, moment = built.ideal_moment(), built.moment()
-        guarantee = built.guarantee
+        outcome = built.release_from(data, rng)
         document: dict[str, Any] = {
             "finitedp": __version__,
             "mechanism": entry.name,
@@ -93,7 +117,6 @@ def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
             "parameters": {
                 "n": json_int(n),
                 entry.budget: rational(exact_fraction(budget, entry.budget)),
-                "p": json_int(built.split.p),
                 "columns": [
                     {
                         "name": c.name,
@@ -104,23 +127,15 @@ def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
                     for c in columns
                 ],
                 "clamp": clamp,
-                "shares": [rational(b) for b in built.split.b],
-                "split_factor": rational(built.split.factor),
+                **built.parameters(),
             },
-            "privacy": guarantee.to_json_dict(),
+            "privacy": built.guarantee.to_json_dict(),
             "neighbours": entry.neighbours,
-            "accuracy": {
-                "p": json_int(built.split.p),
-                "moment": rational(moment),
-                "moment_display": f"{float(moment):.6g}",
-                "ideal_moment": None if ideal is None else rational(ideal),
-                "statement": "E ||estimate - sum||_p^p of the noise actually sampled (exact), "
-                "beside the thesis' Lemma 4.7 / 4.10 for the same shares",
-            },
-            "release": release.to_json_dict(),
+            "accuracy": accuracy,
+            "release": outcome.release,
             "estimates": [
                 {"column": c.name, "value": rational(e)}
-                for c, e in zip(columns, release.estimates, strict=True)
+                for c, e in zip(columns, outcome.estimates, strict=True)
             ],
             "seeded": args.seed is not None,
         }
@@ -136,12 +151,12 @@ def release_columns(args: argparse.Namespace, entry: SumEntry) -> int:
     return finish_release(args, payload, to_stdout, summary)
 
 
-def _flagged(message: str) -> str:
+def _flagged(message: str, names: list[str]) -> str:
     """``epsilon: ...`` -> ``--epsilon: ...``: the flag the user typed (the split's
     ``exponent`` comes from ``--p``)."""
-    for name, flag in (("epsilon", "--epsilon"), ("rho", "--rho"), ("p", "--p")):
+    for name in names:
         if message.startswith(f"{name}: "):
-            return f"{flag}: " + message[len(name) + 2 :]
+            return f"--{name.replace('_', '-')}: " + message[len(name) + 2 :]
     if message.startswith("exponent: "):
         return "--p: " + message[len("exponent: ") :] + " (the split's exponent p/(p+1) or p/(p+2))"
     return message
