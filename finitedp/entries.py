@@ -31,6 +31,7 @@ from .oracle import RandomSource
 __all__ = [
     "JSON",
     "NOISE",
+    "P_OPTION",
     "AuditTarget",
     "ColumnEntry",
     "ColumnMechanism",
@@ -85,6 +86,13 @@ class Option:
     def flag(self) -> str:
         """The command-line flag, e.g. ``--split-mixture``."""
         return "--" + self.name.replace("_", "-")
+
+
+#: ``--p``: the error norm a column mechanism targets (``E||error||_p^p``), shared by
+#: the vector sums (their budget split) and PLAN (its scaling).
+P_OPTION = Option(
+    "p", "the error norm p targeted, E||error||_p^p (1 or 2 usually)", "int", metavar="P"
+)
 
 
 @dataclass(frozen=True)
@@ -278,7 +286,8 @@ class ColumnEntry:
         neighbours: the neighbour relation its guarantee is for.
         budget: ``"epsilon"`` or ``"rho"``: the flag that carries its budget.
         build: ``(n, [(lower, upper, step), ...], budget, options)`` -> the mechanism;
-            ``options`` maps each of :attr:`options`' names to its text or ``None``.
+            ``options`` maps each of :attr:`options`' names to its text or ``None``,
+            and ``"beta"`` to ``--beta`` (the accuracy statements' failure probability).
         options: its own flags (``--p``, ``--quantile``, ...).
         reads: what the mechanism's ``release_from`` gets: ``"sums"``, each column's
             sum in grid units (``list[int]``), or ``"values"``, each column's grid

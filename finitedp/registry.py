@@ -12,7 +12,7 @@ mechanism.
 >>> [entry.name for entry in MECHANISMS.values()]
 ['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp', 'pmg', 'pmg-pure']
 >>> list(COLUMNS)
-['vector-laplace', 'vector-gaussian', 'quantile-exponential', 'quantile-binary']
+['vector-laplace', 'vector-gaussian', 'quantile-exponential', 'quantile-binary', 'plan-mean']
 >>> sorted(READERS)
 ['alp', 'compact_histogram', 'partial_histogram', 'pmg', 'threshold_alp']
 """
@@ -33,6 +33,7 @@ from .entries import JSON, ColumnEntry, MechanismEntry, ReleaseReader, VectorCas
 from .errors import ParameterError
 from .histograms import registry as histograms
 from .histograms import vectorcases as histogram_vectors
+from .mean import registry as mean
 from .selection import registry as selection
 from .selection import vectorcases as selection_vectors
 from .sketches import registry as sketches
@@ -61,7 +62,8 @@ MECHANISMS: dict[str, MechanismEntry] = {
 
 #: ``--mechanism`` name -> entry, for mechanisms over numeric columns (``--columns``).
 COLUMNS: dict[str, ColumnEntry] = {
-    entry.name: entry for entry in (*aggregation.COLUMN_ENTRIES, *selection.COLUMN_ENTRIES)
+    entry.name: entry
+    for entry in (*aggregation.COLUMN_ENTRIES, *selection.COLUMN_ENTRIES, *mean.COLUMN_ENTRIES)
 }
 
 #: A release's JSON ``"type"`` -> how to read it.

@@ -161,7 +161,7 @@ def test_quantile_flag_and_query(
     [
         (
             ["--epsilon", "1", "--p", "2"],
-            "--p: got 2; only vector-laplace, vector-gaussian take it",
+            "--p: got 2; only vector-laplace, vector-gaussian, plan-mean take it",
         ),
         (["--epsilon", "1", "--quantile", "2"], "--quantile: "),
         (["--rho", "1"], "--rho: quantile-exponential takes --epsilon"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from finitedp import SeededSource
@@ -21,6 +22,7 @@ from finitedp.selection import (
     ExponentialQuantile,
     Grid,
 )
+from finitedp.selection.exponential import fixed_weights, table_ratio
 
 
 def rank_error(values: list[int], y: Fraction, m: int) -> int:
@@ -271,3 +273,48 @@ def test_grid_indices_fast_path_agrees_with_the_checked_one() -> None:
         g.indices([0, 1, 10])
     with pytest.raises(ParameterTypeError, match=r"values\[1\]: got True \(a bool\)"):
         g.indices([0, True])
+
+
+# -- fixed-precision weights (PLAN's quantiles) ---------------------------------------------------
+
+
+def test_fixed_weights_are_exact_floors() -> None:
+    for base in (Fraction(2), Fraction(3, 2), Fraction(34009, 33992)):
+        table = fixed_weights(base, 400, 100)
+        assert table == [(base.denominator**t << 100) // base.numerator**t for t in range(401)]
+
+
+def test_table_ratio_is_the_largest_step_and_refuses_zeros() -> None:
+    assert table_ratio([16, 10, 7, 4]) == Fraction(7, 4)
+    assert table_ratio([5]) == 1
+    with pytest.raises(ParameterError, match="precision"):
+        table_ratio([4, 1, 0])
+
+
+def test_fixed_quantile_law_privacy_and_rank_error() -> None:
+    q = ExponentialQuantile(0, 4, quantile="1/2", n=2, base=2, weights="fixed")
+    assert q.table is not None and q.clip == 67 and len(q.table) == 68
+    assert 4 <= q.privacy_ratio < 4 * (1 + Fraction(1, 2**60))  # beta^2, a hair above
+    dists = [exact_distribution(lambda rng, d=d: q.release(list(d), rng)) for d in DATASETS]
+    worst, _ = max_privacy_ratio(dists, replace_one_pairs(DATASETS))
+    assert worst == Fraction(18, 7) <= q.privacy_ratio  # the same law as exact weights here
+    data = [1, 3]
+    law = exact_distribution(lambda rng: q.release(data, rng))
+    weights = {Fraction(y): q.table[rank_error(data, Fraction(y), 1)] for y in range(5)}
+    total = sum(weights.values())
+    assert law == {y: Fraction(w, total) for y, w in weights.items()}
+    assert q.rank_error("1/10") == ExponentialQuantile(
+        0, 4, quantile="1/2", n=2, base=2
+    ).rank_error("1/10")
+
+
+def test_fixed_weights_refuse_a_bad_kind() -> None:
+    with pytest.raises(ParameterError, match="weights: got 'float'"):
+        ExponentialQuantile(0, 4, quantile="1/2", n=2, base=2, weights="float")  # type: ignore[arg-type]
+
+
+def test_presorted_values_are_checked_not_trusted() -> None:
+    q = ExponentialQuantile(0, 4, quantile="1/2", n=3, base=2)
+    source = SeededSource(b"sorted")
+    unsorted = q.release_indices(np.array([4, 0, 2]), SeededSource(b"sorted"), presorted=True)
+    assert unsorted == q.release_indices(np.array([0, 2, 4]), source)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..entries import JSON, ColumnEntry, ColumnOutcome, Option
+from ..entries import JSON, P_OPTION, ColumnEntry, ColumnOutcome
 from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource
@@ -20,11 +20,6 @@ from .vectorsum import NEIGHBOURS, EllipticalGaussian, ParallelotopeLaplace
 __all__ = ["COLUMN_ENTRIES"]
 
 Columns = list[tuple[Fraction, Fraction, Fraction]]
-
-#: ``--p``: the error moment the split minimises.
-P_OPTION = Option(
-    "p", "the error moment E||error||_p^p the budget split minimises (1 or 2 usually)", "int"
-)
 
 
 class _Sums:

@@ -70,11 +70,17 @@ def _check(args: argparse.Namespace, entry: ColumnEntry) -> dict[str, str | None
                     f"{option.flag}: got {value}; only {', '.join(users)} take it, not {entry.name}"
                 )
             continue
-        if value is not None:
+        if value is not None and option.kind == "choice":
+            if value not in option.choices:
+                raise ParameterError(
+                    f"{option.flag}: got {value!r}; use one of {', '.join(option.choices)}"
+                )
+        elif value is not None:
             number = exact_fraction(value, option.flag)
             if option.kind == "int" and (number.denominator != 1 or number < 1):
                 raise ParameterError(f"{option.flag}: got {value}; use a positive integer")
         options[option.name] = value
+    options["beta"] = args.beta  # every entry may use it (the accuracy statements' beta)
     return options
 
 
@@ -107,7 +113,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
             built = entry.build(n, grids, budget, options)
             accuracy = built.accuracy(args.beta)
         except FiniteDPError as error:
-            raise type(error)(_flagged(str(error), [*options, entry.budget, "beta"])) from None
+            raise type(error)(_flagged(str(error), [*options, entry.budget])) from None
         progress.phase(f"releasing with {entry.name}")
         outcome = built.release_from(data, rng)
         document: dict[str, Any] = {

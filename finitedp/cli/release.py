@@ -417,7 +417,11 @@ def add_release(commands: Any) -> None:
     release.add_argument(
         "--grid", metavar="STEP[,...]", help=f"{sums}: each column's grid step (default 1)"
     )
-    release.add_argument("--rho", help="vector-gaussian: the zCDP budget, e.g. 1/2")
+    release.add_argument(
+        "--rho",
+        help="the zCDP budget of the column mechanisms that take it (vector-gaussian, "
+        "plan-mean), e.g. 1/2",
+    )
     release.add_argument(
         "--clamp",
         action="store_const",
@@ -427,7 +431,9 @@ def add_release(commands: Any) -> None:
     )
     for option in column_options().values():
         users = ", ".join(e.name for e in COLUMNS.values() if option in e.options)
-        release.add_argument(option.flag, help=f"{users} only: {option.help}")
+        release.add_argument(
+            option.flag, metavar=option.metavar, help=f"{users} only: {option.help}"
+        )
     for option in _release_options().values():
         users = ", ".join(
             e.name

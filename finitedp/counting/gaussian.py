@@ -379,6 +379,44 @@ class DiscreteGaussian:
             rho + extra, label, delta=Fraction(outside, self._total), integer_orders=True
         )
 
+    def zcdp_vector(
+        self, sensitivity: object, dimension: object, label: str = "discrete Gaussian vector"
+    ) -> Guarantee:
+        """Independent copies on ``d`` integer coordinates whose shift has l2 norm ``<= Delta``.
+
+        ``delta0``-approximate ``rho'``-zCDP at integer orders with
+        ``rho' = Delta^2/(2 sigma^2) + d/w(T)`` (no ``d/w(T)`` for the exact law) and
+        ``delta0 = d`` times the mass outside ``[-T + Delta, T]``: coordinate ``i``
+        with shift ``s_i`` satisfies claim 3 of the proof note with ``s_i^2`` in place
+        of ``Delta^2`` and the same ``T``, on a window of mass at least that; the
+        coordinates' divergences add and their windows' masses multiply (BS16 Lemma
+        8.3), and ``sum s_i^2 <= Delta^2``.  ``T`` is the largest radius with
+        ``d/w(T) <= rho / 2^ZCDP_GUARD``.  Paper: CKS20 Thm 14 (the multivariate
+        discrete Gaussian), for this law; proofs_notes/plan.md.
+
+        Raises:
+            ParameterError: ``Delta >= R``, or ``d < 1``.
+        """
+        shift = check_positive_int(sensitivity, "sensitivity")
+        d = check_positive_int(dimension, "dimension")
+        if shift >= self._radius:
+            raise ParameterError(
+                f"sensitivity: got {short_int(shift)}; it must be below the radius "
+                f"R = {self._radius}"
+            )
+        rho = self.ideal_rho(shift)
+        t, extra = self._radius, Fraction(0)
+        if self._kind == "fixed":
+            floor_weight = rho / (d << ZCDP_GUARD)
+            need = -(-floor_weight.denominator // floor_weight.numerator)
+            t = least_such_that(lambda s: s > self._radius or self.weight(s) < need, 0) - 1
+            if t < shift:
+                t = self._radius
+            extra = Fraction(d, self.weight(t))
+        outside = self.cdf(-t + shift - 1) + (self._total - self.cdf(t))
+        delta = min(Fraction(1), Fraction(d * outside, self._total))
+        return Guarantee.zcdp(rho + extra, label, delta=delta, integer_orders=True)
+
     # -- accuracy --------------------------------------------------------------------------------
 
     def accuracy(self, beta: object) -> int:

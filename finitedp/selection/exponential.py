@@ -38,7 +38,7 @@ from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, exact_fraction, short_fraction
 from ..resources import require_bits
 
-__all__ = ["ExponentialMechanism"]
+__all__ = ["ExponentialMechanism", "fixed_weights", "invert", "table_ratio"]
 
 
 class ExponentialMechanism:
@@ -167,6 +167,56 @@ def _integer(value: object, name: str, index: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ParameterError(f"{name} {index}: got {value!r}; it must be an int")
     return value
+
+
+def fixed_weights(base: Fraction, top: int, precision: int) -> list[int]:
+    """``w(t) = floor(2^P base^-t)`` for ``t = 0..top``, every floor exact.
+
+    A lower and an upper fixed-point chain with 64 guard bits run the recurrence
+    ``g(t + 1) = g(t) a/b`` (``base = b/a``); each step moves each chain by less
+    than one unit, so their floors agree unless ``2^P base^-t`` is within
+    ``t 2^-64`` of an integer, and then the floor is computed from ``a^t`` and
+    ``b^t`` exactly.  The weights have ``P + 1`` bits, whatever ``top``: the
+    exponential mechanism over ``K`` clipped errors costs ``O(K P)`` bits, not
+    ``O(K^2 log b)`` as exact rational weights do.
+
+    >>> fixed_weights(Fraction(2), 3, 4)
+    [16, 8, 4, 2]
+    >>> fixed_weights(Fraction(3, 2), 3, 4)          # 16 (2/3)^t = 16, 10.67, 7.11, 4.74
+    [16, 10, 7, 4]
+    """
+    a, b = base.denominator, base.numerator
+    guard = 64
+    low = high = 1 << (precision + guard)
+    out = [1 << precision]
+    for t in range(1, top + 1):
+        low = low * a // b
+        high = -(-high * a // b)
+        w = low >> guard
+        if w != high >> guard:
+            w = (a**t << precision) // b**t
+        out.append(w)
+    return out
+
+
+def table_ratio(weights: Sequence[int]) -> Fraction:
+    """``max_t w(t)/w(t + 1)``: the most one unit of utility moves a weight (exact).
+
+    Raises:
+        ParameterError: a weight of 0 (the precision is too low for the table's length).
+    """
+    if min(weights) < 1:
+        raise ParameterError("precision: a weight of the table is 0; raise the precision")
+    best = 0
+    for t in range(1, len(weights)):
+        if best == 0 or weights[t - 1] * weights[best] > weights[best - 1] * weights[t]:
+            best = t
+    return Fraction(weights[best - 1], weights[best]) if best else Fraction(1)
+
+
+def invert(weights: list[int], counts: list[int], u: Any) -> tuple[int, int]:
+    """:func:`_invert`, for mechanisms that build their own integer weights."""
+    return _invert(weights, counts, u)
 
 
 def _invert(weights: list[int], counts: list[int], u: Any) -> tuple[int, int]:

@@ -32,15 +32,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import cast
+from typing import Literal, cast
 
 import numpy as np
 
 from ..accounting import Guarantee
 from ..counting.geosample import GeoSample
 from ..errors import ParameterError
-from ..exactmath import exp_bounds, min_power_at_least, simplest_between
-from ..oracle import RandomSource, default_source
+from ..exactmath import exp_bounds, least_such_that, min_power_at_least, simplest_between
+from ..oracle import RandomSource, default_source, draw
 from ..params import (
     check_positive_int,
     exact_fraction,
@@ -49,8 +49,8 @@ from ..params import (
     short_fraction,
 )
 from ..ratio import GeometricRatio
-from ..resources import describe_bytes
-from .exponential import ExponentialMechanism
+from ..resources import describe_bytes, require_bits
+from .exponential import ExponentialMechanism, fixed_weights, invert, table_ratio
 
 __all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid"]
 
@@ -127,9 +127,14 @@ class Grid:
         return self.lower + index * self.step
 
 
-def _sorted_indices(indices: np.ndarray, n: int, size: int) -> np.ndarray:
-    """``indices`` sorted, after checking that there are ``n`` of them in ``[0, size)``."""
-    data = np.sort(np.asarray(indices, dtype=np.int64))
+def _sorted_indices(indices: np.ndarray, n: int, size: int, presorted: bool = False) -> np.ndarray:
+    """``indices`` sorted, after checking that there are ``n`` of them in ``[0, size)``.
+
+    ``presorted`` skips the sort once a linear pass confirms the order.
+    """
+    data = np.asarray(indices, dtype=np.int64)
+    if not (presorted and bool(np.all(data[1:] >= data[:-1]))):
+        data = np.sort(data)
     if len(data) != n:
         raise ParameterError(f"indices: got {len(data)}; n = {n} is public")
     if n and (int(data[0]) < 0 or int(data[-1]) >= size):
@@ -159,6 +164,10 @@ class ExponentialQuantile:
         n: the public number of values.
         base: ``beta > 1``; the mechanism is pure DP with ``e^eps = beta^2``.
         clip: ``K``; by default the least with ``N beta^-K <= 2^-64``.
+        weights: ``"exact"`` (``beta^-t`` as exact rationals: ``O(K log b)`` bits each)
+            or ``"fixed"`` (``floor(2^P beta^-t)`` with ``P = 64 + bits(N) + 64``,
+            :func:`~.exponential.fixed_weights`: ``e^eps`` is then the square of the
+            table's largest step ratio, exactly, a hair above ``beta``).
     """
 
     def __init__(
@@ -171,21 +180,41 @@ class ExponentialQuantile:
         base: object,
         step: object = 1,
         clip: object = None,
+        weights: Literal["exact", "fixed"] = "exact",
     ) -> None:
         self.grid, self.n, self.quantile, self.rank = _on_grid(lower, upper, step, quantile, n)
         self.mechanism = ExponentialMechanism(base, sensitivity=1)
         beta = self.mechanism.base
         default = min_power_at_least(beta, Fraction(self.grid.size << CLIP_BITS))
         self.clip = default if clip is None else check_positive_int(clip, "clip")
+        if weights not in ("exact", "fixed"):
+            raise ParameterError(f"weights: got {weights!r}; use 'exact' or 'fixed'")
+        self.table: list[int] | None = None
+        if weights == "fixed":
+            precision = 2 * CLIP_BITS + self.grid.size.bit_length()
+            require_bits(
+                precision,
+                "the quantile's weight table",
+                f"clip K = {self.clip}",
+                copies=self.clip + 1,
+            )
+            self.table = fixed_weights(beta, self.clip, precision)
 
     @property
     def privacy_ratio(self) -> Fraction:
-        """``beta^2``: the exact worst ratio between neighbours."""
-        return self.mechanism.privacy_ratio
+        """``e^eps``: ``beta^2`` (exact weights), or the fixed table's ``(max w(t)/w(t+1))^2``.
+
+        A neighbour moves each point's clipped error by at most 1, so each weight and
+        the total by at most the largest step ratio ``r``: ``Pr/Pr' <= r^2``.
+        """
+        if self.table is None:
+            return self.mechanism.privacy_ratio
+        return table_ratio(self.table) ** 2
 
     def guarantee(self, label: str = "exponential quantile") -> Guarantee:
-        """Pure DP at ``beta^2``; ``eps^2/8``-zCDP (bounded range)."""
-        return self.mechanism.guarantee(label)
+        """Pure DP at :attr:`privacy_ratio`; ``eps^2/8``-zCDP (bounded range: the
+        log-ratio ``ln(w(t)/w(t')) + ln(W'/W)`` ranges over at most ``2 ln r``)."""
+        return Guarantee.pure_ratio(self.privacy_ratio, label, bounded_range=True)
 
     def candidates(self, values: Sequence[object]) -> list[tuple[int, int, int]]:
         """``(first grid index, number of points, clipped rank error)`` in grid order."""
@@ -231,6 +260,7 @@ class ExponentialQuantile:
         n: object,
         epsilon: object,
         step: object = 1,
+        weights: Literal["exact", "fixed"] = "exact",
     ) -> ExponentialQuantile:
         """The quantile with the simplest base ``beta`` such that ``beta^2 <= e^eps``.
 
@@ -252,7 +282,7 @@ class ExponentialQuantile:
             )
         low = exp_bounds(eps / 2, 64)[0]
         base = simplest_between(1 + (low - 1) * (1 - Fraction(1, 1 << 16)), low)
-        return cls(lower, upper, quantile=quantile, n=n, base=base, step=step)
+        return cls(lower, upper, quantile=quantile, n=n, base=base, step=step, weights=weights)
 
     def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
         """The private quantile, a grid point: one oracle call."""
@@ -260,16 +290,26 @@ class ExponentialQuantile:
             raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
         return self.release_indices(self.grid.indices(values), rng)
 
-    def release_indices(self, indices: np.ndarray, rng: RandomSource | None = None) -> Fraction:
-        """:meth:`release` for values given as grid indices (``int64``, any order).
+    def release_indices(
+        self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
+    ) -> Fraction:
+        """:meth:`release` for values given as grid indices (``int64``, any order; with
+        ``presorted``, already sorted: checked in one pass, not sorted again).
 
         Raises:
             ParameterError: not ``n`` indices, or one outside ``[0, N)``.
         """
-        cands = self._candidates(_sorted_indices(indices, self.n, self.grid.size))
-        index, offset = self.mechanism.sample(
-            [-c[2] for c in cands], [c[1] for c in cands], rng or default_source()
-        )
+        cands = self._candidates(_sorted_indices(indices, self.n, self.grid.size, presorted))
+        source = rng or default_source()
+        if self.table is None:
+            index, offset = self.mechanism.sample(
+                [-c[2] for c in cands], [c[1] for c in cands], source
+            )
+        else:
+            table = self.table
+            weights = [c[1] * table[c[2]] for c in cands]
+            counts = [c[1] for c in cands]
+            index, offset = invert(weights, counts, draw(source, sum(weights)))
         return self.grid.value(cands[index][0] + offset)
 
     def rank_error(self, beta: object) -> int:
@@ -282,7 +322,11 @@ class ExponentialQuantile:
             ParameterError: ``beta`` outside ``(0, 1)`` or below what the clip allows.
         """
         b = probability(beta, "beta")
-        t = min_power_at_least(self.mechanism.base, Fraction(self.grid.size) / b) - 1
+        if self.table is None:
+            t = min_power_at_least(self.mechanism.base, Fraction(self.grid.size) / b) - 1
+        else:  # N w(t + 1) <= beta w(0): the least such t (w(K + 1) taken as 0)
+            table, size = self.table, self.grid.size
+            t = least_such_that(lambda s: s >= self.clip or size * table[s + 1] <= b * table[0], 0)
         if t >= self.clip:
             raise ParameterError(f"beta: got {b}; below what the clip K = {self.clip} allows")
         return max(0, t)
@@ -366,13 +410,16 @@ class BinarySearchQuantile:
             raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
         return self.release_indices(self.grid.indices(values), rng)
 
-    def release_indices(self, indices: np.ndarray, rng: RandomSource | None = None) -> Fraction:
-        """:meth:`release` for values given as grid indices (``int64``, any order).
+    def release_indices(
+        self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
+    ) -> Fraction:
+        """:meth:`release` for values given as grid indices (``int64``, any order; with
+        ``presorted``, already sorted: checked in one pass, not sorted again).
 
         Raises:
             ParameterError: not ``n`` indices, or one outside ``[0, N)``.
         """
-        data = _sorted_indices(indices, self.n, self.grid.size)
+        data = _sorted_indices(indices, self.n, self.grid.size, presorted)
         source = rng or default_source()
         low, high = 0, self.grid.size - 1
         offset, top = self.rank - self.clip - 1, 2 * self.clip + 2

@@ -54,7 +54,7 @@ class ColumnQuantiles:
 
     >>> cq = ColumnQuantiles("exponential", [(0, 10, 1), (-1, 1, "1/2")], 3, 2, "1/2")
     >>> cq.guarantee.epsilon <= 2, cq.rank_errors("1/10")
-    (True, [9, 9])
+    (True, [10, 9])
     """
 
     def __init__(

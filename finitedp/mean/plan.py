@@ -1,0 +1,424 @@
+"""PLAN, variance-aware private mean estimation, on a finite computer: thesis Alg 17, exactly.
+
+Paper: Lebeda thesis Ch. 5 (Aumüller, Lebeda, Nelson & Pagh, *PLAN: variance-aware
+private mean estimation*): Alg 17, Listing 5.1 and Section 5.7.1 (the variance
+estimators); proofs_notes/plan.md.
+
+``n`` rows (``n`` public) in ``[lower, upper]^d`` on the public grid of ``step``;
+neighbours *replace one row* (a whole vector).  Four private steps, each given
+its share of ``rho`` and reported to one :class:`~finitedp.accounting.Accountant`:
+
+1. **centre** ``mu~``: each coordinate's private median (``rho_c/d`` each), a grid point;
+2. **spread** ``tau``: each coordinate's private median of ``|x_2j - x_2j+1|``
+   (``variance="gaussian"``: Section 5.7.1's ``(X - Y)^2/2`` median, by a monotone
+   map), or the private mean ``q~`` with ``sqrt((q~ - lower)(upper - q~))``
+   (``"binary"``: Alg 15 on the column sums), or public variances; regularised
+   by adding the mean spread (Section 5.7.1);
+3. **clipping radius** ``C``: the ``(n - k)/n`` private quantile of the rows' norms
+   after centring and scaling by ``P_i ∝ tau_i^(-2/(p+2))``, on a geometric grid,
+   ``k = ceil(sqrt(n)) + `` the quantile's rank error at ``beta/3``;
+4. **noise**: every row scaled to ``||v_j||_2 <= K`` grid units of ``C/K``
+   (clipped where its norm exceeds ``C``), summed exactly, and the discrete
+   Gaussian with ``sigma^2 = (2K)^2/(2 rho_3')`` added to each coordinate.
+
+The estimate ``mu~_i + (S_i + eta_i) C step/(K n P_i)`` is exact and rational.
+The quantiles are the exponential mechanism (bounded range: ``eps^2/8``-zCDP)
+or the binary search (``eps^2/2``); the noise is approximate zCDP at integer
+orders for an l2 shift of ``2K`` (:meth:`DiscreteGaussian.zcdp_vector`).
+
+>>> plan = PLAN(-2, 2, d=2, n=6, rho=8, step="1/2")
+>>> plan.guarantee.rho <= 8, plan.shares
+(True, (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9, 16)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import isqrt
+from typing import Any, Literal
+
+import numpy as np
+
+from ..accounting import Accountant, Guarantee
+from ..aggregation.vectorsum import EllipticalGaussian
+from ..counting.gaussian import DiscreteGaussian
+from ..errors import ParameterError
+from ..jsonvalues import json_int, rational
+from ..oracle import RandomSource, default_source
+from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile, Grid
+from .scaling import (
+    SCALE_BITS,
+    budget_epsilon,
+    clip_levels,
+    clipped_sum,
+    integer_scales,
+    level_of,
+    norm_bounds,
+    sqrt_floor,
+)
+
+__all__ = ["NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
+
+#: PLAN's neighbour relation.
+NEIGHBOURS = "replace one row (a whole vector); n is public"
+
+#: The ``"version"`` of a ``"plan-mean"`` release.
+PLAN_RELEASE_VERSION = 1
+
+#: Listing 5.1's split: 1/4 of rho to centre and spread (1/4 and 3/4 of it), then
+#: 1/4 of the rest to the clipping radius and 3/4 to the noise.
+LISTING_SHARES = (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9, 16))
+
+#: The noise's sigma^2 uses rho_3 (1 - 2^-NOISE_GUARD): the table's own terms fit below rho_3.
+NOISE_GUARD = 20
+
+#: Columns sorted at once for the quantiles, and rows scaled at once: memory per block.
+COLUMN_BLOCK = 256
+ROW_BLOCK = 4096
+
+Selector = ExponentialQuantile | BinarySearchQuantile
+
+
+@dataclass(frozen=True)
+class MeanRelease:
+    """A released mean: exact rational estimates, the public intermediate values, the guarantee."""
+
+    n: int
+    estimates: tuple[Fraction, ...]
+    centre: tuple[Fraction, ...]
+    scales: tuple[int, ...]
+    radius: int
+    units: int
+    guarantee: Guarantee
+    neighbours: str = NEIGHBOURS
+    version: int = PLAN_RELEASE_VERSION
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready: rationals as ``"a/b"`` strings, integers above ``2^53`` as strings."""
+        return {
+            "version": self.version,
+            "type": "plan-mean",
+            "neighbours": self.neighbours,
+            "n": json_int(self.n),
+            "estimates": [rational(e) for e in self.estimates],
+            "centre": [rational(c) for c in self.centre],
+            "scales": [json_int(s) for s in self.scales],
+            "clip_radius": json_int(self.radius),
+            "units": json_int(self.units),
+            "guarantee": self.guarantee.to_json_dict(),
+        }
+
+
+class PLAN:
+    """Alg 17 with Listing 5.1's budget split and Section 5.7.1's spread estimates.
+
+    Paper: Lebeda thesis Alg 17, Listing 5.1, Section 5.7.1; Smith 2011 /
+    Huang-Liang-Yi 2021 for PRIVQUANTILE; CKS20 for the noise.  Neighbours:
+    :data:`NEIGHBOURS`.
+
+    Args:
+        lower, upper, step: the public grid of every coordinate.
+        d: the dimension; n: the public number of rows (``n >= 2``).
+        rho: the total zCDP budget (the release is approximate zCDP at most ``rho``).
+        p: the error norm targeted (2 for Gaussian-like data, 1 for binary).
+        variance: ``"gaussian"``, ``"binary"`` or a sequence of ``d`` public variances.
+        selection: the quantiles' mechanism, ``"exponential"`` or ``"binary"``.
+        beta: the failure probability the clipping count ``k`` allows for.
+        shares: ``(centre, spread, radius, noise)`` fractions of ``rho`` (default
+            Listing 5.1's; with public variances the spread's share goes to the centre).
+        units: ``K``, the grid of ``C/K`` on which rows are summed (default
+            ``16 ceil(sqrt(d))``; at least ``ceil(sqrt(d))``).
+        clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
+            many levels as reach 1 unit).
+        noise_radius, noise_precision: the discrete Gaussian's table (defaults: its own).
+
+    Raises:
+        ParameterError: any parameter out of range, named.
+    """
+
+    def __init__(
+        self,
+        lower: object,
+        upper: object,
+        *,
+        d: object,
+        n: object,
+        rho: object,
+        step: object = 1,
+        p: object = 2,
+        variance: Literal["gaussian", "binary"] | Sequence[object] = "gaussian",
+        selection: Literal["exponential", "binary"] = "exponential",
+        beta: object = "1/10",
+        shares: Sequence[object] | None = None,
+        units: object = None,
+        clip_ratio: object = "65/64",
+        clip_count: object = None,
+        noise_radius: object = None,
+        noise_precision: object = None,
+    ) -> None:
+        self.grid = Grid(lower, upper, step)
+        self.d = check_positive_int(d, "d")
+        self.n = check_positive_int(n, "n")
+        if self.n < 2:
+            raise ParameterError(f"n: got {self.n}; PLAN needs at least 2 rows")
+        self.rho = positive_fraction(rho, "rho")
+        self.p = check_positive_int(p, "p")
+        self.beta = probability(beta, "beta")
+        if selection not in ("exponential", "binary"):
+            raise ParameterError(f"selection: got {selection!r}; use 'exponential' or 'binary'")
+        self.selection = selection
+        self.span = self.grid.size - 1
+        if self.span.bit_length() > SCALE_BITS - 8:
+            raise ParameterError(
+                f"step: the grid has {self.span} steps; PLAN takes at most 2^{SCALE_BITS - 9}"
+            )
+        self.variance_kind, self._public = _variance(variance, self.d)
+        self.shares = _shares(shares, self._public is not None)
+        c_share, v_share, r_share, noise_share = (s * self.rho for s in self.shares)
+        root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
+        self.units = 16 * root if units is None else check_positive_int(units, "units")
+        if not root <= self.units < 1 << 13:
+            raise ParameterError(
+                f"units: got {self.units}; K must lie in [ceil(sqrt(d)), 2^13) = [{root}, 8192)"
+            )
+        self.accountant = Accountant(NEIGHBOURS)
+        # 1. the centre: one quantile per coordinate on the data grid.
+        self.centre = self._selector(self.grid, self.n, Fraction(1, 2), c_share / self.d)
+        self.accountant.add(self.centre.guarantee("centre (median per coordinate)"), self.d)
+        # 2. the spread.
+        self.spread: Selector | EllipticalGaussian | None = None
+        if self.variance_kind == "gaussian":
+            gaps = Grid(0, self.grid.upper - self.grid.lower, self.grid.step)
+            self.spread = self._selector(gaps, self.n // 2, Fraction(1, 2), v_share / self.d)
+            self.accountant.add(self.spread.guarantee("spread (median |x - y| per pair)"), self.d)
+        elif self.variance_kind == "binary":
+            self.spread = EllipticalGaussian([self.grid] * self.d, self.n, v_share, p=2)
+            self.accountant.add(self.spread.guarantee)
+        # 3. the clipping radius: levels of a geometric grid (set per release: they
+        #    depend on the scales), the selector's grid is the levels' indices.
+        self.clip_ratio = exact_fraction(clip_ratio, "clip_ratio")
+        if self.clip_ratio <= 1:
+            raise ParameterError(f"clip_ratio: got {self.clip_ratio}; it must be above 1")
+        # The largest norm is below sqrt(d) 2^SCALE_BITS: enough levels to reach 1 unit.
+        reach = Fraction(root << SCALE_BITS)
+        default_count = 1
+        while reach > 1:
+            reach /= self.clip_ratio
+            default_count += 1
+        self.clip_count = (
+            default_count if clip_count is None else check_positive_int(clip_count, "clip_count")
+        )
+        self._radius_share = r_share
+        probe = self._selector(Grid(0, max(1, self.clip_count - 1)), self.n, Fraction(0), r_share)
+        self.clipped = min(self.n, isqrt(self.n - 1) + 1 + probe.rank_error(self.beta / 3))
+        self.radius = self._selector(
+            Grid(0, max(1, self.clip_count - 1)),
+            self.n,
+            Fraction(self.n - self.clipped, self.n),
+            r_share,
+        )
+        self.accountant.add(self.radius.guarantee("clipping radius (quantile of norms)"))
+        # 4. the noise: l2 sensitivity 2K units.
+        guarded = noise_share * (1 - Fraction(1, 1 << NOISE_GUARD))
+        self.noise = DiscreteGaussian.from_variance(
+            Fraction((2 * self.units) ** 2) / (2 * guarded),
+            radius=noise_radius,
+            precision=noise_precision,
+        )
+        self.accountant.add(self.noise.zcdp_vector(2 * self.units, self.d, "noise (l2 2K)"))
+        total = self.accountant.total()
+        if total.rho is None or total.rho > self.rho:
+            raise ParameterError(
+                f"rho: the steps compose to {total.rho}, above rho = {self.rho}; use larger "
+                f"noise tables (noise_precision) or a larger rho"
+            )
+
+    def _selector(self, grid: Grid, n: int, quantile: Fraction, rho: Fraction) -> Selector:
+        bounded = self.selection == "exponential"
+        eps = budget_epsilon(rho, bounded)
+        if bounded:
+            return ExponentialQuantile.from_epsilon(
+                grid.lower,
+                grid.upper,
+                quantile=quantile,
+                n=n,
+                epsilon=eps,
+                step=grid.step,
+                weights="fixed",
+            )
+        return BinarySearchQuantile(
+            grid.lower, grid.upper, quantile=quantile, n=n, epsilon=eps, step=grid.step
+        )
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """The composed guarantee of the four steps (one accountant), at most ``rho``."""
+        return self.accountant.total()
+
+    def epsilon_for(self, delta: object) -> Fraction:
+        """The ``eps`` the accountant certifies at ``delta`` (CKS20 / BS16 conversions)."""
+        return self.accountant.epsilon_for(delta)
+
+    # -- the steps, each a function of the data and of earlier (public) outputs ---------------
+
+    def centre_of(self, rows: np.ndarray, rng: RandomSource) -> list[int]:
+        """Step 1: each coordinate's private median, as a grid index."""
+        return self._medians(self.centre, lambda cols: rows[:, cols], rng)
+
+    def _medians(
+        self, selector: Selector, columns: Callable[[slice], np.ndarray], rng: RandomSource
+    ) -> list[int]:
+        """Each column's quantile, a block of columns made and sorted at a time."""
+        out = []
+        for start in range(0, self.d, COLUMN_BLOCK):
+            block = np.sort(columns(slice(start, start + COLUMN_BLOCK)), axis=0)
+            for i in range(block.shape[1]):
+                value = selector.release_indices(block[:, i], rng, presorted=True)
+                out.append(selector.grid.index(value))
+        return out
+
+    def spread_of(self, rows: np.ndarray, rng: RandomSource) -> list[Fraction]:
+        """Step 2: the standard-deviation estimates ``tau`` (up to a public factor), regularised.
+
+        ``"gaussian"``: the median of ``|x - y|`` over the pairs of rows ``(2j, 2j+1)``
+        is ``sqrt(2 (7/9)^3) sigma`` for Gaussian data, a public factor that cancels.
+        """
+        if self.variance_kind == "gaussian":
+            assert isinstance(self.spread, ExponentialQuantile | BinarySearchQuantile)
+            even, odd = rows[0 : self.n // 2 * 2 : 2], rows[1 : self.n // 2 * 2 : 2]
+
+            def gaps(cols: slice) -> np.ndarray:
+                return np.abs(even[:, cols].astype(np.int64) - odd[:, cols].astype(np.int64))
+
+            tau = [self.spread.grid.value(k) for k in self._medians(self.spread, gaps, rng)]
+        else:
+            if self.variance_kind == "binary":
+                assert isinstance(self.spread, EllipticalGaussian)
+                sums = rows.sum(axis=0, dtype=np.int64).tolist()
+                estimates = self.spread.release_sums(sums, rng).estimates
+                low, high = self.grid.lower, self.grid.upper
+                means = [min(max(e / self.n, low), high) for e in estimates]
+                variances = [(q - low) * (high - q) for q in means]
+            else:
+                assert self._public is not None
+                variances = list(self._public)
+            tau = [sqrt_floor(v) for v in variances]
+        mean = sum(tau, Fraction(0)) / self.d
+        return [t + mean for t in tau]
+
+    def scaled(self, rows: np.ndarray, centre: list[int], scales: list[int]) -> np.ndarray:
+        """``w_j = (k_j - m) P`` per coordinate: the centred, scaled rows in int64."""
+        shifted = rows.astype(np.int64) - np.array(centre, dtype=np.int64)
+        return shifted * np.array(scales, dtype=np.int64)
+
+    def levels(self, scales: list[int]) -> list[int]:
+        """The clipping radii ``C_k`` in the units of ``w`` (the top is the largest norm)."""
+        largest = isqrt(sum((self.span * s) ** 2 for s in scales)) + 1
+        return clip_levels(largest, self.clip_ratio, self.clip_count)
+
+    def release_indices(self, rows: object, rng: RandomSource | None = None) -> MeanRelease:
+        """The private mean of rows given as grid indices (an ``n x d`` integer array).
+
+        Raises:
+            ParameterError: the wrong shape, or an index outside the grid.
+        """
+        data = np.asarray(rows)
+        if data.shape != (self.n, self.d) or data.dtype.kind not in "iu":
+            raise ParameterError(
+                f"rows: got an array of shape {data.shape} ({data.dtype}); need {self.n} x "
+                f"{self.d} grid indices (integers)"
+            )
+        if data.size and (int(data.min()) < 0 or int(data.max()) > self.span):
+            raise ParameterError(f"rows: every grid index must lie in [0, {self.span}]")
+        source = rng or default_source()
+        centre = self.centre_of(data, source)
+        tau = self.spread_of(data, source)
+        scales = integer_scales(tau, self.p, self.span)
+        # Rows a block at a time: memory follows the block, not n x d int64.
+        blocks = [slice(s, s + ROW_BLOCK) for s in range(0, self.n, ROW_BLOCK)]
+        bounds: list[int] = []
+        for rows_ in blocks:
+            bounds += norm_bounds(self.scaled(data[rows_], centre, scales))
+        levels = self.levels(scales)
+        chosen = int(self.radius.release_indices(level_of(bounds, levels), source))
+        radius = levels[chosen]
+        total = np.zeros(self.d, dtype=np.int64)
+        for rows_ in blocks:
+            w = self.scaled(data[rows_], centre, scales)
+            total += clipped_sum(w, bounds[rows_], radius, self.units)
+        sums = total.tolist()
+        noise = self.noise.sample_many(self.d, source)
+        step = self.grid.step
+        estimates = tuple(
+            self.grid.value(m) + Fraction((s + z) * radius, self.units * self.n * scale) * step
+            for m, s, z, scale in zip(centre, sums, noise, scales, strict=True)
+        )
+        return MeanRelease(
+            self.n,
+            estimates,
+            tuple(self.grid.value(m) for m in centre),
+            tuple(scales),
+            radius,
+            self.units,
+            self.guarantee,
+        )
+
+    def release(
+        self, rows: Sequence[Sequence[object]], rng: RandomSource | None = None
+    ) -> MeanRelease:
+        """The private mean of ``n`` rows of ``d`` exact values on the grid (checked)."""
+        if len(rows) != self.n:
+            raise ParameterError(f"rows: got {len(rows)}; n = {self.n} is public")
+        indices = np.empty((self.n, self.d), dtype=np.int64)
+        for j, row in enumerate(rows):
+            if len(row) != self.d:
+                raise ParameterError(f"rows[{j}]: got {len(row)} values; need d = {self.d}")
+            for i, value in enumerate(row):
+                indices[j, i] = self.grid.index(value, f"rows[{j}][{i}]")
+        return self.release_indices(indices, rng)
+
+    @property
+    def max_oracle_calls(self) -> int:
+        """The draws of one release, whatever the data: quantiles' draws plus ``d`` noise draws."""
+
+        def calls(selector: Selector) -> int:
+            return 1 if isinstance(selector, ExponentialQuantile) else selector.max_oracle_calls
+
+        spread = 0
+        if isinstance(self.spread, ExponentialQuantile | BinarySearchQuantile):
+            spread = self.d * calls(self.spread)
+        elif self.spread is not None:
+            spread = self.d
+        return self.d * calls(self.centre) + spread + calls(self.radius) + self.d
+
+
+def _variance(
+    variance: object, d: int
+) -> tuple[Literal["gaussian", "binary", "public"], tuple[Fraction, ...] | None]:
+    if variance in ("gaussian", "binary"):
+        return variance, None
+    if isinstance(variance, str) or not isinstance(variance, Sequence):
+        raise ParameterError(
+            f"variance: got {variance!r}; use 'gaussian', 'binary' or d public variances"
+        )
+    values = tuple(exact_fraction(v, f"variance[{i}]") for i, v in enumerate(variance))
+    if len(values) != d or any(v < 0 for v in values):
+        raise ParameterError(f"variance: need d = {d} variances, each >= 0")
+    return "public", values
+
+
+def _shares(shares: Sequence[object] | None, public: bool) -> tuple[Fraction, ...]:
+    if shares is None:
+        c, v, r, z = LISTING_SHARES
+        return (c + v, Fraction(0), r, z) if public else (c, v, r, z)
+    out = tuple(exact_fraction(s, f"shares[{i}]") for i, s in enumerate(shares))
+    if len(out) != 4 or any(s < 0 for s in out) or sum(out) > 1:
+        raise ParameterError(
+            f"shares: got {shares!r}; need (centre, spread, radius, noise), each >= 0, sum <= 1"
+        )
+    if min(out[0], out[2], out[3]) <= 0 or (out[1] <= 0 and not public):
+        raise ParameterError("shares: every step that runs needs a positive share")
+    return out

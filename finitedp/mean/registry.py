@@ -1,0 +1,119 @@
+"""The mean family's user-level entry: PLAN over numeric columns (``plan-mean``).
+
+Paper: Lebeda thesis Alg 17, Listing 5.1, Section 5.7.1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any, Literal, cast
+
+import numpy as np
+
+from ..entries import JSON, P_OPTION, ColumnEntry, ColumnOutcome, Option
+from ..errors import ParameterError
+from ..jsonvalues import json_int, rational
+from ..oracle import RandomSource
+from ..params import short_fraction
+from .plan import NEIGHBOURS, PLAN
+
+__all__ = ["COLUMN_ENTRIES"]
+
+Columns = list[tuple[Fraction, Fraction, Fraction]]
+
+VARIANCE_OPTION = Option(
+    "variance",
+    "how PLAN estimates each column's spread: gaussian (median of |x - y| over pairs of "
+    "rows) or binary (private column means, for 0/1 data)",
+    "choice",
+    choices=("gaussian", "binary"),
+)
+SELECTION_OPTION = Option(
+    "selection",
+    "PLAN's private quantiles: exponential (one draw each) or binary (binary search)",
+    "choice",
+    choices=("exponential", "binary"),
+)
+
+
+class _Plan:
+    """PLAN as the command line sees it: the columns' values in, a document part out."""
+
+    def __init__(self, plan: PLAN) -> None:
+        self.plan = plan
+
+    @property
+    def guarantee(self) -> Any:
+        return self.plan.guarantee
+
+    def epsilon_for(self, delta: object) -> Fraction:
+        return self.plan.epsilon_for(delta)
+
+    def parameters(self) -> JSON:
+        plan = self.plan
+        return {
+            "p": json_int(plan.p),
+            "variance": plan.variance_kind,
+            "selection": plan.selection,
+            "shares": [rational(s) for s in plan.shares],
+            "units": json_int(plan.units),
+            "clipped_rows": json_int(plan.clipped),
+            "clip_ratio": rational(plan.clip_ratio),
+        }
+
+    def accuracy(self, beta: object) -> JSON:
+        plan = self.plan
+        sigma2 = plan.noise.sigma2
+        return {
+            "noise_sigma2_units": None if sigma2 is None else rational(sigma2),
+            "statement": "the noise on each coordinate's sum is the discrete Gaussian of "
+            "variance noise_sigma2_units in units of C/K (the release's clip_radius/units, "
+            "times step/(n scale_i) in the data's units); rounding to that grid moves a "
+            "coordinate's sum by at most n/2 units; at most clipped_rows rows are expected "
+            f"beyond C (with probability >= {short_fraction(1 - plan.beta / 3)})",
+        }
+
+    def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
+        release = self.plan.release_indices(np.column_stack(data), rng)
+        return ColumnOutcome(release.to_json_dict(), release.estimates)
+
+
+def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Plan:
+    if any(c != columns[0] for c in columns):
+        raise ParameterError(
+            "--bounds: plan-mean needs one grid for every column (the thesis' [-M, M]^d); "
+            "give one --bounds and one --grid"
+        )
+    lower, upper, step = columns[0]
+    variance = cast(Literal["gaussian", "binary"], options.get("variance") or "gaussian")
+    selection = cast(Literal["exponential", "binary"], options.get("selection") or "exponential")
+    p = options.get("p")
+    default_p = 1 if variance == "binary" else 2
+    plan = PLAN(
+        lower,
+        upper,
+        d=len(columns),
+        n=n,
+        rho=budget,
+        step=step,
+        p=default_p if p is None else int(p),
+        variance=variance,
+        selection=selection,
+        beta=options.get("beta") or "1/10",
+    )
+    return _Plan(plan)
+
+
+COLUMN_ENTRIES = (
+    ColumnEntry(
+        "plan-mean",
+        "PLAN: a variance-aware private mean of numeric columns: zCDP (--rho)",
+        "Lebeda thesis Alg 17, Listing 5.1, Section 5.7.1",
+        NEIGHBOURS,
+        "rho",
+        _build,
+        (P_OPTION, VARIANCE_OPTION, SELECTION_OPTION),
+        "values",
+    ),
+)

@@ -1,0 +1,156 @@
+"""PLAN's public arithmetic: rational budgets, integer scales, norm bounds, clipping levels.
+
+Paper: Lebeda thesis Alg 17 (Lines 4-8) and Listing 5.1; proofs_notes/plan.md.
+
+Every function here is a deterministic function of public values (the budgets,
+the grid, the earlier private outputs) or of *one* row, so none of it costs
+privacy; it decides only accuracy, and each rounding goes the safe way for the
+one bound privacy needs: a clipped row's norm is at most ``K`` grid units.
+
+* :func:`budget_epsilon`: the pure ``eps`` whose zCDP (``eps^2/8`` bounded-range,
+  ``eps^2/2`` otherwise) is at most a share ``rho'``.
+* :func:`integer_scales`: ``P_i ∝ tau_i^(-2/(p+2))`` as integers in ``[1, 2^Q]``
+  (Line 4's ``Sigma^(-1/(p+2))``, with ``tau_i`` a standard-deviation estimate).
+* :func:`norm_bounds`: an integer ``N_j >= ||w_j||_2`` per row, in int64 numpy.
+* :func:`clip_levels`: the geometric grid of clipping radii (Line 6's quantile).
+* :func:`clipped_sum`: Line 8's ``sum_j min(C/||y_j||, 1) y_j`` on a grid of ``C/K``,
+  every row of norm at most ``K`` units (exactly, in integers).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import isqrt
+
+import gmpy2
+import numpy as np
+
+__all__ = [
+    "SCALE_BITS",
+    "budget_epsilon",
+    "clip_levels",
+    "clipped_sum",
+    "integer_scales",
+    "level_of",
+    "norm_bounds",
+    "sqrt_floor",
+]
+
+#: ``|w_i| = |k_i - m_i| P_i < 2^SCALE_BITS``: the scaled rows fit int64 with room.
+SCALE_BITS = 40
+
+
+def sqrt_floor(x: Fraction, bits: int = 64) -> Fraction:
+    """A rational ``<= sqrt(x)`` within ``2^-bits`` relative (``x >= 0``).
+
+    >>> sqrt_floor(Fraction(2), 8)
+    Fraction(181, 128)
+    """
+    if x <= 0:
+        return Fraction(0)
+    shift = 2 * bits
+    return Fraction(isqrt((x.numerator << shift) // x.denominator), 1 << bits)
+
+
+def budget_epsilon(rho: Fraction, bounded_range: bool) -> Fraction:
+    """The pure ``eps`` with zCDP below ``rho``: ``sqrt(8 rho)`` or ``sqrt(2 rho)``, rounded down.
+
+    The ``1 - 2^-20`` guard leaves room for the accountant's certified logarithm
+    of the mechanism's exact ratio (an upper bound a hair above ``eps``).
+
+    >>> budget_epsilon(Fraction(1, 8), True) < 1 <= budget_epsilon(Fraction(1, 8), True) * 2
+    True
+    """
+    eps = sqrt_floor((8 if bounded_range else 2) * rho)
+    return eps * (1 - Fraction(1, 1 << 20))
+
+
+def integer_scales(tau: list[Fraction], p: int, units: int) -> list[int]:
+    """``P_i = max(1, floor(2^Q (tau_min/tau_i)^(2/(p+2))))`` with ``Q = SCALE_BITS - bits(D)``.
+
+    Coordinates with a smaller spread are stretched more (Alg 17 Line 4); the
+    largest factor is ``2^Q``, so ``|k - m| P_i < D 2^Q <= 2^SCALE_BITS``.  All
+    ``tau_i = 0`` (no spread anywhere) gives equal scales.
+
+    >>> integer_scales([Fraction(1), Fraction(4)], 2, 255)          # 2^32 (1/4)^(1/2)
+    [4294967296, 2147483648]
+    """
+    q = SCALE_BITS - units.bit_length()
+    positive = [t for t in tau if t > 0]
+    if not positive:
+        return [1 << q] * len(tau)
+    low = min(positive)
+    k = p + 2
+    out = []
+    for t in tau:
+        if t <= 0:
+            out.append(1 << q)
+            continue
+        x = low / t  # in (0, 1]
+        top = (x.numerator**2 << (q * k)) // x.denominator**2
+        out.append(max(1, int(gmpy2.iroot(gmpy2.mpz(top), k)[0])))
+    return out
+
+
+_POWERS = np.array([1 << b for b in range(63)], dtype=np.int64)
+
+
+def norm_bounds(w: np.ndarray) -> list[int]:
+    """``N_j >= ||w_j||_2`` for each row of the int64 matrix ``w`` (``|w| < 2^62``).
+
+    Each row is shifted right by ``r_j`` bits, rounding magnitudes up, so that its
+    squares sum below ``2^62``; ``N_j = ceil(sqrt(sum)) 2^r_j``.  Only an upper
+    bound is needed (a larger ``N_j`` clips more), and it is within a relative
+    ``2^-24`` or so of the norm.
+    """
+    n, d = w.shape
+    keep = (62 - max(1, d).bit_length()) // 2  # bits per magnitude after the shift
+    magnitude = np.abs(w)
+    top = magnitude.max(axis=1) if d else np.zeros(n, dtype=np.int64)
+    bits = np.searchsorted(_POWERS, top, side="right")  # bit length of each row's top
+    shift = np.maximum(bits - keep, 0).astype(np.int64)
+    reduced = (magnitude + ((np.int64(1) << shift) - 1)[:, None]) >> shift[:, None]
+    squares = (reduced * reduced).sum(axis=1)
+    out = []
+    for total, r in zip(squares.tolist(), shift.tolist(), strict=True):
+        root = isqrt(total)
+        out.append((root + (root * root < total)) << r)
+    return out
+
+
+def clip_levels(largest: int, ratio: Fraction, levels: int) -> list[int]:
+    """``C_k = ceil(largest ratio^-(L-1-k))``, ``k = 0..L-1``: geometric, up to ``largest``."""
+    out = []
+    scale = Fraction(largest)
+    for _ in range(levels):
+        out.append(-(-scale.numerator // scale.denominator))
+        scale /= ratio
+    return out[::-1]
+
+
+def level_of(bounds: list[int], levels: list[int]) -> np.ndarray:
+    """Each row's level: the least ``k`` with ``C_k >= N_j`` (the top level if none)."""
+    found = np.searchsorted(np.array(levels, dtype=np.int64), np.array(bounds, dtype=np.int64))
+    return np.minimum(found, len(levels) - 1).astype(np.int64)
+
+
+def clipped_sum(w: np.ndarray, bounds: list[int], radius: int, units: int) -> np.ndarray:
+    """``sum_j v_j`` with ``v_j = round(w_j g_j)``, ``||v_j||_2 <= K`` for every row, exactly.
+
+    ``K = units``, ``C = radius`` (in the units of ``w``) and ``c = ceil(sqrt(d))``: a
+    row with ``2 N_j K <= C (2K - c)`` is scaled by ``g = K/C`` (not clipped), any
+    other by ``g = (2K - c)/(2 N_j)`` (clipped to ``C``).  Either way
+    ``||w_j|| g <= K - c/2``, and rounding each coordinate moves the row by at most
+    ``sqrt(d)/2 <= c/2``.  Needs ``|w| < 2^40`` and ``K < 2^13`` (no overflow).
+    """
+    n, d = w.shape
+    c = isqrt(d - 1) + 1 if d > 1 else 1
+    num = np.empty(n, dtype=np.int64)
+    den = np.empty(n, dtype=np.int64)
+    for j, bound in enumerate(bounds):
+        if 2 * bound * units <= radius * (2 * units - c):
+            num[j], den[j] = units, radius
+        else:
+            num[j], den[j] = 2 * units - c, 2 * bound
+    v = (2 * w * num[:, None] + den[:, None]) // (2 * den[:, None])
+    return np.asarray(v.sum(axis=0, dtype=np.int64))

@@ -1,0 +1,150 @@
+"""The exact law of PLAN on tiny instances, and its exact hockey-stick divergence.
+
+Used by ``tests/test_plan.py`` (a few neighbouring pairs) and by
+``benchmarks/proof_plan.py`` (every pair).  PLAN releases four things in turn:
+the centre ``m``, the spreads ``tau``, the clipping level ``l`` and the noisy
+sum ``S + eta``; the joint law of ``(m, tau, l, S + eta)`` is the product of each
+step's exact law given the earlier outputs (the estimate is a function of it,
+so its divergence is at most the joint's).  Each step's law comes from the
+real code under the checker's symbolic draws; only the noise, a product of
+``d`` tables, is read from the table.
+
+For two datasets the hockey-stick divergence at a rational ``E`` is
+``sum_c sum_o max(0, P(c) p(o - S_c) - E P'(c) p(o - S'_c))`` over the steps'
+outcomes ``c``; the inner sum depends only on ``P(c)/(E P'(c))`` and the shift
+``S_c - S'_c``, so it is computed once per shift (sorted likelihood ratios and
+prefix sums) and looked up by bisection.
+"""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_right
+from collections.abc import Iterator
+from fractions import Fraction
+from functools import cache
+
+import numpy as np
+
+from finitedp.checker import exact_distribution
+from finitedp.mean.plan import PLAN
+from finitedp.mean.scaling import clipped_sum, integer_scales, level_of, norm_bounds
+
+Outcome = tuple[tuple[int, ...], tuple[Fraction, ...], int]
+
+
+def _product(laws: list[dict[object, Fraction]]) -> dict[tuple[object, ...], Fraction]:
+    out: dict[tuple[object, ...], Fraction] = {(): Fraction(1)}
+    for law in laws:
+        out = {(*k, v): p * q for k, p in out.items() for v, q in law.items()}
+    return out
+
+
+def steps_law(plan: PLAN, rows: np.ndarray) -> dict[Outcome, tuple[Fraction, tuple[int, ...]]]:
+    """``(m, tau, l) -> (probability, S)``: the law of the private steps and the sum they fix."""
+    d = plan.d
+    centres = _product(
+        [
+            exact_distribution(
+                lambda rng, c=rows[:, i]: plan.grid.index(plan.centre.release_indices(c, rng))
+            )
+            for i in range(d)
+        ]
+    )
+    half = plan.n // 2
+    gaps = np.abs(rows[0 : 2 * half : 2] - rows[1 : 2 * half : 2])
+    spreads = _product(
+        [
+            exact_distribution(lambda rng, c=gaps[:, i]: plan.spread.release_indices(c, rng))  # type: ignore[union-attr]
+            for i in range(d)
+        ]
+    )
+    out: dict[Outcome, tuple[Fraction, tuple[int, ...]]] = {}
+    for (centre, pc), (spread, ps) in itertools.product(centres.items(), spreads.items()):
+        mean = sum(spread, Fraction(0)) / d  # type: ignore[arg-type]
+        tau = [t + mean for t in spread]  # type: ignore[operator]
+        scales = integer_scales(tau, plan.p, plan.span)
+        w = plan.scaled(rows, list(centre), scales)  # type: ignore[arg-type]
+        bounds = norm_bounds(w)
+        levels = plan.levels(scales)
+        ranks = level_of(bounds, levels)
+        chosen = exact_distribution(
+            lambda rng, ranks=ranks: int(plan.radius.release_indices(ranks, rng))
+        )
+        for level, pl in chosen.items():
+            sums = tuple(clipped_sum(w, bounds, levels[level], plan.units).tolist())
+            key = (tuple(centre), tuple(tau), level)  # type: ignore[arg-type]
+            out[key] = (pc * ps * pl, sums)
+    return out
+
+
+class NoiseDivergence:
+    """``g(t, shift) = sum_o max(0, t p(o) - p(o - shift))`` for the noise's product law."""
+
+    def __init__(self, plan: PLAN) -> None:
+        pmf = plan.noise.pmf()
+        self.d = plan.d
+        self.radius = plan.noise.radius
+        self.pmf = pmf
+
+    def _p(self, o: tuple[int, ...]) -> Fraction:
+        out = Fraction(1)
+        for z in o:
+            if abs(z) > self.radius:
+                return Fraction(0)
+            out *= self.pmf[z]
+        return out
+
+    @cache  # noqa: B019 - one instance per check
+    def _table(
+        self, shift: tuple[int, ...]
+    ) -> tuple[list[Fraction], list[Fraction], list[Fraction]]:
+        """Points with ``p(o) > 0`` sorted by ``r = p(o - shift)/p(o)``; prefix sums of both."""
+        r = self.radius
+        ratios = []
+        for o in itertools.product(range(-r, r + 1), repeat=self.d):
+            p = self._p(o)
+            q = self._p(tuple(a - b for a, b in zip(o, shift, strict=True)))
+            ratios.append((q / p, p, q))
+        ratios.sort()
+        keys, ps, qs = [], [Fraction(0)], [Fraction(0)]
+        for ratio, p, q in ratios:
+            keys.append(ratio)
+            ps.append(ps[-1] + p)
+            qs.append(qs[-1] + q)
+        return keys, ps, qs
+
+    def g(self, t: Fraction, shift: tuple[int, ...]) -> Fraction:
+        """The points with ``t p(o) > p(o - shift)`` are those with ratio below ``t``."""
+        keys, ps, qs = self._table(shift)
+        k = bisect_right(keys, t)
+        while k and keys[k - 1] == t:  # equality contributes 0 either way
+            k -= 1
+        return t * ps[k] - qs[k]
+
+
+def hockey_stick(
+    first: dict[Outcome, tuple[Fraction, tuple[int, ...]]],
+    second: dict[Outcome, tuple[Fraction, tuple[int, ...]]],
+    exp_epsilon: Fraction,
+    noise: NoiseDivergence,
+) -> Fraction:
+    """The exact least ``delta`` with ``P(A) <= E P'(A) + delta`` for the joint release."""
+    total = Fraction(0)
+    for key, (p, sums) in first.items():
+        if key not in second:
+            total += p  # the whole mass where the other cannot go
+            continue
+        q, other = second[key]
+        shift = tuple(a - b for a, b in zip(sums, other, strict=True))
+        scale = exp_epsilon * q
+        total += scale * noise.g(p / scale, shift)
+    return total
+
+
+def neighbours(datasets: list[tuple[tuple[int, ...], ...]]) -> Iterator[tuple[int, int]]:
+    """Ordered pairs of datasets that differ in exactly one row."""
+    for i, a in enumerate(datasets):
+        for j, b in enumerate(datasets):
+            if i != j and sum(x != y for x, y in zip(a, b, strict=True)) == 1:
+                yield i, j
