@@ -53,9 +53,14 @@ def steps_law(plan: PLAN, rows: np.ndarray) -> dict[Outcome, tuple[Fraction, tup
     )
     half = plan.n // 2
     gaps = np.abs(rows[0 : 2 * half : 2] - rows[1 : 2 * half : 2])
+    levels = np.searchsorted(np.array(plan.gap_levels), gaps)  # each gap's level
     spreads = _product(
         [
-            exact_distribution(lambda rng, c=gaps[:, i]: plan.spread.release_indices(c, rng))  # type: ignore[union-attr]
+            exact_distribution(
+                lambda rng, c=levels[:, i]: Fraction(
+                    plan.gap_levels[int(plan.spread.release_indices(c, rng))]  # type: ignore[union-attr]
+                )
+            )
             for i in range(d)
         ]
     )

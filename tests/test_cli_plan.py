@@ -42,8 +42,9 @@ def test_release_matches_the_api(table: Path, capsys: pytest.CaptureFixture[str]
     expected = plan.release_indices(INDICES, SeededSource(bytes.fromhex("00")))
     assert doc["release"] == expected.to_json_dict()
     assert [Fraction(e["value"]) for e in doc["estimates"]] == list(expected.estimates)
-    assert doc["parameters"]["shares"] == ["1/16", "3/16", "3/16", "9/16"]
-    assert doc["parameters"]["variance"] == "gaussian" and doc["parameters"]["p"] == 2
+    assert doc["parameters"]["shares"] == [str(s) for s in plan.shares]
+    assert doc["parameters"]["centre_rank_error"] == plan.centre_bound
+    assert doc["parameters"]["variance"] == "uniform" and doc["parameters"]["p"] == 2  # n = 6
     assert doc["privacy"]["rho"] == str(plan.guarantee.rho)
     assert doc["neighbours"] == "replace one row (a whole vector); n is public"
 

@@ -34,7 +34,18 @@ DATASETS = list(itertools.product(ROWS, repeat=2))  # n = 2
 
 
 def tiny() -> PLAN:
-    return PLAN(-1, 1, d=2, n=2, rho="1/2", units=2, clip_ratio=2, clip_count=3, noise_radius=30)
+    return PLAN(
+        -1,
+        1,
+        d=2,
+        n=2,
+        rho="1/2",
+        units=2,
+        clip_ratio=2,
+        clip_count=3,
+        noise_radius=30,
+        shares=LISTING_SHARES,  # every step runs (the default skips spreads at n = 2)
+    )
 
 
 def test_tiny_instance_is_private_at_the_accountants_epsilon() -> None:
@@ -158,11 +169,16 @@ def test_guarantee_uses_the_whole_budget_and_no_more() -> None:
         rho = plan.guarantee.rho
         assert rho is not None and Fraction(1, 2) * (1 - slack) <= rho <= Fraction(1, 2)
         assert plan.guarantee.rho_delta < Fraction(1, 10**20)
-        assert plan.shares == LISTING_SHARES
+        centre, spread, radius, _ = plan.shares
+        assert centre >= Fraction(1, 16) and radius == Fraction(1, 16)
+        assert Fraction(1, 32) <= spread <= Fraction(1, 4) and sum(plan.shares) == 1
         labels = [s.label for s in plan.accountant.steps]
         assert labels[0].startswith("centre") and labels[-1].startswith("noise")
+    listing = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", shares=LISTING_SHARES)
+    assert listing.shares == LISTING_SHARES
     public = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", variance=[1] * 8)
-    assert public.shares == (Fraction(1, 4), 0, Fraction(3, 16), Fraction(9, 16))
+    assert public.shares == (Fraction(1, 16), 0, Fraction(1, 16), Fraction(7, 8))
+    assert public.centre_bound is not None and public.centre_bound < 499
     assert len(public.accountant.steps) == 3
 
 
@@ -262,3 +278,38 @@ def test_bad_rows_are_refused_by_name() -> None:
         plan.release([[0, 0], ["1/3", 0], [0, 0]])
     with pytest.raises(ParameterError, match="need d = 2"):
         plan.release([[0, 0], [0], [0, 0]])
+
+
+def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data() -> None:
+    """Issue 28: Listing's rho/16 loses the centre at d = 512, n = 4000, rho = 1/16."""
+    plan = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16")
+    share = plan.shares[0]
+    assert share == Fraction(25, 64) and share.denominator <= 256
+    inside = 1999  # rank error below min(m, n - 1 - m): strictly between min and max
+    assert plan.centre_bound is not None and plan.centre_bound < inside
+    below = plan._rank_error("centre", share - Fraction(1, 256))
+    assert below is None or below >= inside
+    # the spreads would need more than 1/4 here: none, and their share goes to the noise
+    assert plan.variance_kind == "uniform" and plan.shares[1:] == (
+        0,
+        Fraction(1, 16),
+        Fraction(35, 64),
+    )
+    assert len(plan.accountant.steps) == 3
+    # where even half the budget cannot place it, the share stops at 1/2 and says so
+    hopeless = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16")
+    assert hopeless.shares[0] == Fraction(1, 2)
+    assert hopeless.centre_bound is not None and hopeless.centre_bound >= inside
+
+
+def test_the_spread_share_is_the_least_that_keeps_every_spread_inside_its_gaps() -> None:
+    plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16")
+    share = plan.shares[1]
+    inside = min(250, 499 - 250)  # n' = 500 pairs, m' = 250
+    error = plan._rank_error("spread", share)
+    assert error is not None and error < inside
+    if share > Fraction(1, 32):
+        below = plan._rank_error("spread", share - Fraction(1, 256))
+        assert below is None or below >= inside
+    assert plan.gap_levels[:6] == [1, 2, 2, 2, 3, 3]  # ceil((6/5)^k)
+    assert plan.gap_levels[-2] < plan.span <= plan.gap_levels[-1]

@@ -14,8 +14,11 @@ import numpy as np
 import pytest
 
 from finitedp import SeededSource
+from finitedp.accounting import Accountant
 from finitedp.checker import exact_distribution, max_privacy_ratio
+from finitedp.checker.measures import hockey_stick
 from finitedp.errors import FloatParameterError, ParameterError, ParameterTypeError
+from finitedp.exactmath import exp_bounds
 from finitedp.selection import (
     BinarySearchQuantile,
     ExponentialMechanism,
@@ -23,6 +26,7 @@ from finitedp.selection import (
     Grid,
 )
 from finitedp.selection.exponential import fixed_weights, table_ratio
+from finitedp.selection.gaussianquantile import GaussianBinarySearchQuantile
 
 
 def rank_error(values: list[int], y: Fraction, m: int) -> int:
@@ -318,3 +322,40 @@ def test_presorted_values_are_checked_not_trusted() -> None:
     source = SeededSource(b"sorted")
     unsorted = q.release_indices(np.array([4, 0, 2]), SeededSource(b"sorted"), presorted=True)
     assert unsorted == q.release_indices(np.array([0, 2, 4]), source)
+
+
+# -- binary search with discrete Gaussian counts (IOME's PRIVQUANTILE) ----------------------------
+
+
+def test_gaussian_binary_search_is_private_at_the_accountants_epsilon() -> None:
+    """Every replace-one pair of 2 values on {0..3}: the exact hockey-stick delta at the
+    accountant's eps for delta = 10^-3 is at most 10^-3; at half that eps it is above."""
+    q = GaussianBinarySearchQuantile(0, 3, quantile="1/2", n=2, rho=2)
+    accountant = Accountant("replace one value")
+    accountant.add(q.guarantee())
+    eps = accountant.epsilon_for(Fraction(1, 1000))
+    datasets = list(itertools.product(range(4), repeat=2))
+    laws = [exact_distribution(lambda rng, d=d: q.release(list(d), rng)) for d in datasets]
+    pairs = [(i, j) for i, j in replace_one_pairs(datasets)] + [
+        (j, i) for i, j in replace_one_pairs(datasets)
+    ]
+
+    def worst(at: Fraction) -> Fraction:
+        exp_eps = exp_bounds(at, 64)[0]
+        return max(hockey_stick(laws[i], laws[j], exp_eps) for i, j in pairs)
+
+    assert worst(eps) <= Fraction(1, 1000)
+    assert worst(eps / 2) > Fraction(1, 1000)
+    assert q.max_oracle_calls == q.steps == 2
+    rho = q.guarantee().rho
+    assert rho is not None and Fraction(2) * (1 - Fraction(1, 2**19)) <= rho <= 2
+
+
+def test_gaussian_binary_search_rank_error_holds_on_the_exact_law() -> None:
+    q = GaussianBinarySearchQuantile(0, 7, quantile="1/2", n=6, rho=2)
+    data = [1, 2, 2, 5, 6, 7]
+    law = exact_distribution(lambda rng: q.release(data, rng))
+    a = q.rank_error(Fraction(1, 10))
+    wrong = sum((p for y, p in law.items() if rank_error(data, y, q.rank) > a), Fraction(0))
+    assert wrong <= Fraction(1, 10)
+    assert a == q.noise.accuracy(Fraction(1, 30))  # beta / T, T = 3 steps

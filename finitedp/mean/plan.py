@@ -26,9 +26,9 @@ The quantiles are the exponential mechanism (bounded range: ``eps^2/8``-zCDP)
 or the binary search (``eps^2/2``); the noise is approximate zCDP at integer
 orders for an l2 shift of ``2K`` (:meth:`DiscreteGaussian.zcdp_vector`).
 
->>> plan = PLAN(-2, 2, d=2, n=6, rho=8, step="1/2")
->>> plan.guarantee.rho <= 8, plan.shares
-(True, (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9, 16)))
+>>> plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16")
+>>> plan.guarantee.rho <= Fraction(1, 2), [str(s) for s in plan.shares]
+(True, ['1/16', '1/32', '1/16', '27/32'])
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..selection.gaussianquantile import GaussianBinarySearchQuantile
 from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile, Grid
 from .scaling import (
     SCALE_BITS,
@@ -75,11 +76,14 @@ LISTING_SHARES = (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9,
 #: The noise's sigma^2 uses rho_3 (1 - 2^-NOISE_GUARD): the table's own terms fit below rho_3.
 NOISE_GUARD = 20
 
+#: The ratio of the gaps' geometric grid (spreads are estimated to within it).
+SPREAD_RATIO = Fraction(6, 5)
+
 #: Columns sorted at once for the quantiles, and rows scaled at once: memory per block.
 COLUMN_BLOCK = 256
 ROW_BLOCK = 4096
 
-Selector = ExponentialQuantile | BinarySearchQuantile
+Selector = ExponentialQuantile | BinarySearchQuantile | GaussianBinarySearchQuantile
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,7 @@ class MeanRelease:
 
 
 class PLAN:
-    """Alg 17 with Listing 5.1's budget split and Section 5.7.1's spread estimates.
+    """Alg 17 with Listing 5.1's steps, Section 5.7.1's spread estimates and a split sized by need.
 
     Paper: Lebeda thesis Alg 17, Listing 5.1, Section 5.7.1; Smith 2011 /
     Huang-Liang-Yi 2021 for PRIVQUANTILE; CKS20 for the noise.  Neighbours:
@@ -125,10 +129,15 @@ class PLAN:
         rho: the total zCDP budget (the release is approximate zCDP at most ``rho``).
         p: the error norm targeted (2 for Gaussian-like data, 1 for binary).
         variance: ``"gaussian"``, ``"binary"`` or a sequence of ``d`` public variances.
-        selection: the quantiles' mechanism, ``"exponential"`` or ``"binary"``.
+        selection: the per-coordinate quantiles' mechanism (centre and spread):
+            ``"exponential"`` (Smith; the thesis' experiments), ``"binary"`` (binary
+            search with BV's counts, pure DP) or ``"gaussian"`` (binary search with
+            discrete Gaussian counts, IOME's); the clipping radius, one quantile, is
+            always the exponential mechanism.
         beta: the failure probability the clipping count ``k`` allows for.
-        shares: ``(centre, spread, radius, noise)`` fractions of ``rho`` (default
-            Listing 5.1's; with public variances the spread's share goes to the centre).
+        shares: ``(centre, spread, radius, noise)`` fractions of ``rho``; by default
+            each step gets what its statement needs (:meth:`_centred_shares`), and
+            ``LISTING_SHARES`` is Listing 5.1's fixed split.
         units: ``K``, the grid of ``C/K`` on which rows are summed (default
             ``16 ceil(sqrt(d))``; at least ``ceil(sqrt(d))``).
         clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
@@ -150,7 +159,7 @@ class PLAN:
         step: object = 1,
         p: object = 2,
         variance: Literal["gaussian", "binary"] | Sequence[object] = "gaussian",
-        selection: Literal["exponential", "binary"] = "exponential",
+        selection: Literal["exponential", "binary", "gaussian"] = "exponential",
         beta: object = "1/10",
         shares: Sequence[object] | None = None,
         units: object = None,
@@ -167,8 +176,10 @@ class PLAN:
         self.rho = positive_fraction(rho, "rho")
         self.p = check_positive_int(p, "p")
         self.beta = probability(beta, "beta")
-        if selection not in ("exponential", "binary"):
-            raise ParameterError(f"selection: got {selection!r}; use 'exponential' or 'binary'")
+        if selection not in ("exponential", "binary", "gaussian"):
+            raise ParameterError(
+                f"selection: got {selection!r}; use 'exponential', 'binary' or 'gaussian'"
+            )
         self.selection = selection
         self.span = self.grid.size - 1
         if self.span.bit_length() > SCALE_BITS - 8:
@@ -176,7 +187,19 @@ class PLAN:
                 f"step: the grid has {self.span} steps; PLAN takes at most 2^{SCALE_BITS - 9}"
             )
         self.variance_kind, self._public = _variance(variance, self.d)
-        self.shares = _shares(shares, self._public is not None)
+        # The pairs' gaps |x - y| (grid units) are read on a geometric grid: level k
+        # covers gaps up to T_k = ceil(r^k); the spread is a constant-factor estimate,
+        # and a few dozen levels (not 2M/step points) keep the median's tail short.
+        self.gap_levels = [1]
+        while self.gap_levels[-1] < self.span:
+            k = len(self.gap_levels)
+            power = SPREAD_RATIO**k
+            self.gap_levels.append(-(-power.numerator // power.denominator))
+        self._gap_grid = Grid(0, max(1, len(self.gap_levels) - 1))
+        public = self._public is not None
+        self.shares = (
+            _shares(shares, public) if shares is not None else self._centred_shares(public)
+        )
         c_share, v_share, r_share, noise_share = (s * self.rho for s in self.shares)
         root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
         self.units = 16 * root if units is None else check_positive_int(units, "units")
@@ -191,8 +214,9 @@ class PLAN:
         # 2. the spread.
         self.spread: Selector | EllipticalGaussian | None = None
         if self.variance_kind == "gaussian":
-            gaps = Grid(0, self.grid.upper - self.grid.lower, self.grid.step)
-            self.spread = self._selector(gaps, self.n // 2, Fraction(1, 2), v_share / self.d)
+            self.spread = self._selector(
+                self._gap_grid, self.n // 2, Fraction(1, 2), v_share / self.d
+            )
             self.accountant.add(self.spread.guarantee("spread (median |x - y| per pair)"), self.d)
         elif self.variance_kind == "binary":
             self.spread = EllipticalGaussian([self.grid] * self.d, self.n, v_share, p=2)
@@ -212,14 +236,11 @@ class PLAN:
             default_count if clip_count is None else check_positive_int(clip_count, "clip_count")
         )
         self._radius_share = r_share
-        probe = self._selector(Grid(0, max(1, self.clip_count - 1)), self.n, Fraction(0), r_share)
+        levels = Grid(0, max(1, self.clip_count - 1))
+        probe = self._selector(levels, self.n, Fraction(0), r_share, "exponential")
         self.clipped = min(self.n, isqrt(self.n - 1) + 1 + probe.rank_error(self.beta / 3))
-        self.radius = self._selector(
-            Grid(0, max(1, self.clip_count - 1)),
-            self.n,
-            Fraction(self.n - self.clipped, self.n),
-            r_share,
-        )
+        quantile = Fraction(self.n - self.clipped, self.n)
+        self.radius = self._selector(levels, self.n, quantile, r_share, "exponential")
         self.accountant.add(self.radius.guarantee("clipping radius (quantile of norms)"))
         # 4. the noise: l2 sensitivity 2K units.
         guarded = noise_share * (1 - Fraction(1, 1 << NOISE_GUARD))
@@ -236,8 +257,16 @@ class PLAN:
                 f"noise tables (noise_precision) or a larger rho"
             )
 
-    def _selector(self, grid: Grid, n: int, quantile: Fraction, rho: Fraction) -> Selector:
-        bounded = self.selection == "exponential"
+    def _selector(
+        self, grid: Grid, n: int, quantile: Fraction, rho: Fraction, kind: str | None = None
+    ) -> Selector:
+        """The quantile mechanism with zCDP at most ``rho`` (exponential: ``eps^2/8``)."""
+        kind = kind or self.selection
+        if kind == "gaussian":
+            return GaussianBinarySearchQuantile(
+                grid.lower, grid.upper, quantile=quantile, n=n, rho=rho, step=grid.step
+            )
+        bounded = kind == "exponential"
         eps = budget_epsilon(rho, bounded)
         if bounded:
             return ExponentialQuantile.from_epsilon(
@@ -252,6 +281,66 @@ class PLAN:
         return BinarySearchQuantile(
             grid.lower, grid.upper, quantile=quantile, n=n, epsilon=eps, step=grid.step
         )
+
+    def _rank_error(self, step: str, share: Fraction) -> int | None:
+        """A per-coordinate step's rank error at ``beta/(3d)`` with ``share rho`` (``None``:
+        beyond what the selector can state)."""
+        if step == "centre":
+            grid, n = self.grid, self.n
+        else:
+            grid, n = self._gap_grid, self.n // 2
+        selector = self._selector(grid, n, Fraction(1, 2), share * self.rho / self.d)
+        try:
+            return selector.rank_error(self.beta / (3 * self.d))
+        except ParameterError:
+            return None
+
+    def _least_share(self, step: str, low: int, high: int, target: int) -> Fraction | None:
+        """The least ``k/256`` in ``[low, high]/256`` whose rank error is below ``target``."""
+        for k in range(low, high + 1):
+            error = self._rank_error(step, Fraction(k, 256))
+            if error is not None and error < target:
+                return Fraction(k, 256)
+        return None
+
+    def _centred_shares(self, public: bool) -> tuple[Fraction, ...]:
+        """The default split: each private step gets what its statement needs, the noise the rest.
+
+        * centre: the least multiple of ``1/256`` in ``[1/16, 1/2]`` whose median has
+          rank error below ``min(m, n - 1 - m)`` at ``beta/(3d)``: with probability at
+          least ``1 - beta/3`` every coordinate's centre lies within the range of its
+          data, so no coordinate's centre is lost (issue 28);
+        * spread (``"gaussian"``): the least in ``[1/32, 1/4]`` whose median of the
+          ``n' = floor(n/2)`` gaps' levels has rank error below ``min(m', n' - 1 - m')``:
+          every spread within the range of its gaps; if ``1/4`` is not enough, no
+          spreads at all (``variance_kind = "uniform"``, Thm 5.4's ``sigma^ = 1``)
+          and their budget goes to the noise; ``"binary"``: ``1/8``;
+        * radius ``1/16`` (one quantile); noise: the rest.
+
+        Listing 5.1's fixed split (``shares=LISTING_SHARES``) spends ``3/16`` on the
+        spreads and ``3/16`` on the radius whatever ``n`` and ``d``; at ``d = 512``,
+        ``n = 4000``, ``rho = 1/16`` its ``rho/16`` loses the centre.  Everything here
+        is public (``n``, ``d``, the grid, ``rho``, ``beta``): no privacy is spent.
+        """
+        m = self.n // 2
+        centre = self._least_share("centre", 16, 128, min(m, self.n - 1 - m)) or Fraction(1, 2)
+        spread = Fraction(0)
+        if self.variance_kind == "binary":
+            spread = Fraction(1, 8)
+        elif not public:
+            half = self.n // 2
+            least = self._least_share("spread", 8, 64, min(half // 2, half - 1 - half // 2))
+            if least is None:  # no reliable spreads within 1/4: no rescaling (Thm 5.4)
+                self.variance_kind, self._public = "uniform", (Fraction(1),) * self.d
+            else:
+                spread = least
+        radius = Fraction(1, 16)
+        return (centre, spread, radius, 1 - centre - spread - radius)
+
+    @property
+    def centre_bound(self) -> int | None:
+        """The centre's rank error at ``beta/(3d)``: all coordinates at once w.p. ``1 - beta/3``."""
+        return self._rank_error("centre", self.shares[0])
 
     @property
     def guarantee(self) -> Guarantee:
@@ -284,16 +373,20 @@ class PLAN:
         """Step 2: the standard-deviation estimates ``tau`` (up to a public factor), regularised.
 
         ``"gaussian"``: the median of ``|x - y|`` over the pairs of rows ``(2j, 2j+1)``
-        is ``sqrt(2 (7/9)^3) sigma`` for Gaussian data, a public factor that cancels.
+        is ``sqrt(2 (7/9)^3) sigma`` for Gaussian data, a public factor that cancels;
+        each gap is read as its level on the geometric grid ``ceil((6/5)^k)``.
         """
         if self.variance_kind == "gaussian":
-            assert isinstance(self.spread, ExponentialQuantile | BinarySearchQuantile)
+            assert not isinstance(self.spread, EllipticalGaussian | None)
             even, odd = rows[0 : self.n // 2 * 2 : 2], rows[1 : self.n // 2 * 2 : 2]
 
-            def gaps(cols: slice) -> np.ndarray:
-                return np.abs(even[:, cols].astype(np.int64) - odd[:, cols].astype(np.int64))
+            levels = np.array(self.gap_levels, dtype=np.int64)
 
-            tau = [self.spread.grid.value(k) for k in self._medians(self.spread, gaps, rng)]
+            def gaps(cols: slice) -> np.ndarray:
+                gap = np.abs(even[:, cols].astype(np.int64) - odd[:, cols].astype(np.int64))
+                return np.searchsorted(levels, gap).astype(np.int64)  # least k, T_k >= gap
+
+            tau = [Fraction(self.gap_levels[k]) for k in self._medians(self.spread, gaps, rng)]
         else:
             if self.variance_kind == "binary":
                 assert isinstance(self.spread, EllipticalGaussian)
@@ -388,7 +481,7 @@ class PLAN:
             return 1 if isinstance(selector, ExponentialQuantile) else selector.max_oracle_calls
 
         spread = 0
-        if isinstance(self.spread, ExponentialQuantile | BinarySearchQuantile):
+        if not isinstance(self.spread, EllipticalGaussian | None):
             spread = self.d * calls(self.spread)
         elif self.spread is not None:
             spread = self.d
@@ -397,7 +490,7 @@ class PLAN:
 
 def _variance(
     variance: object, d: int
-) -> tuple[Literal["gaussian", "binary", "public"], tuple[Fraction, ...] | None]:
+) -> tuple[Literal["gaussian", "binary", "public", "uniform"], tuple[Fraction, ...] | None]:
     if variance in ("gaussian", "binary"):
         return variance, None
     if isinstance(variance, str) or not isinstance(variance, Sequence):

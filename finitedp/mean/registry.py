@@ -31,9 +31,10 @@ VARIANCE_OPTION = Option(
 )
 SELECTION_OPTION = Option(
     "selection",
-    "PLAN's private quantiles: exponential (one draw each) or binary (binary search)",
+    "PLAN's per-coordinate quantiles: exponential (one draw each), binary (binary search "
+    "with BV counts) or gaussian (binary search with discrete Gaussian counts)",
     "choice",
-    choices=("exponential", "binary"),
+    choices=("exponential", "binary", "gaussian"),
 )
 
 
@@ -52,6 +53,7 @@ class _Plan:
 
     def parameters(self) -> JSON:
         plan = self.plan
+        bound = plan.centre_bound
         return {
             "p": json_int(plan.p),
             "variance": plan.variance_kind,
@@ -60,6 +62,7 @@ class _Plan:
             "units": json_int(plan.units),
             "clipped_rows": json_int(plan.clipped),
             "clip_ratio": rational(plan.clip_ratio),
+            "centre_rank_error": None if bound is None else json_int(bound),
         }
 
     def accuracy(self, beta: object) -> JSON:
@@ -71,7 +74,9 @@ class _Plan:
             "variance noise_sigma2_units in units of C/K (the release's clip_radius/units, "
             "times step/(n scale_i) in the data's units); rounding to that grid moves a "
             "coordinate's sum by at most n/2 units; at most clipped_rows rows are expected "
-            f"beyond C (with probability >= {short_fraction(1 - plan.beta / 3)})",
+            f"beyond C (with probability >= {short_fraction(1 - plan.beta / 3)}); with "
+            f"probability >= {short_fraction(1 - plan.beta / 3)} every centre has rank error "
+            "at most centre_rank_error (below min(m, n - 1 - m): inside its data's range)",
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
@@ -87,7 +92,9 @@ def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | No
         )
     lower, upper, step = columns[0]
     variance = cast(Literal["gaussian", "binary"], options.get("variance") or "gaussian")
-    selection = cast(Literal["exponential", "binary"], options.get("selection") or "exponential")
+    selection = cast(
+        Literal["exponential", "binary", "gaussian"], options.get("selection") or "exponential"
+    )
     p = options.get("p")
     default_p = 1 if variance == "binary" else 2
     plan = PLAN(
