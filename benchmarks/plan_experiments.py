@@ -1,4 +1,4 @@
-"""Thesis Section 5.7 side by side at equal *true* privacy: finitedp's PLAN, the authors' code, IOME.
+"""Thesis Section 5.7 at equal *true* privacy: finitedp's PLAN, the authors' code, IOME.
 
 Issues 24 (item 3) and 28 (item 2).  For each setting (Gaussian A: no skew;
 B: Zipf skew ``sigma_i^2 = (d/i)^alpha``; C: alpha = 2 over dimensions) and each
@@ -217,7 +217,10 @@ def main() -> int:
     peer = Peer(args.peer) if args.peer else None
     gen = np.random.default_rng(2026)
     print(f"runs per cell: {runs}; errors are l2 against the true mean (median / 90th pct)")
-    header = f"{'set':<4}{'n':>6}{'d':>6}{'alpha':>6}{'rho':>6}  {'algorithm':<28}{'median':>10}{'p90':>10}{'vs emp':>10}{'secs':>7}"
+    header = (
+        f"{'set':<4}{'n':>6}{'d':>6}{'alpha':>6}{'rho':>6}  {'algorithm':<28}"
+        f"{'median':>10}{'p90':>10}{'vs emp':>10}{'secs':>7}"
+    )
     print(header)
     for s in settings(args.quick):
         sig = s.sigmas()
@@ -258,7 +261,7 @@ def main() -> int:
                 emp_err = np.array([e[1] for e in errs])
                 medians[name] = float(np.median(true_err))
                 print(
-                    f"{s.name:<4}{s.n:>6}{s.d:>6}{s.alpha:>6.1f}{str(rho):>6}  {name:<28}"
+                    f"{s.name:<4}{s.n:>6}{s.d:>6}{s.alpha:>6.1f}{rho!s:>6}  {name:<28}"
                     f"{np.median(true_err):>10.4g}{np.percentile(true_err, 90):>10.4g}"
                     f"{np.median(emp_err):>10.4g}{seconds[name] / runs:>7.2f}"
                 )
@@ -266,7 +269,8 @@ def main() -> int:
                 ratio = medians["IOME"] / medians["finitedp PLAN"]
                 corrected = medians["IOME"] / medians["authors PLAN (corrected)"]
                 print(
-                    f"{'':<28}IOME / finitedp PLAN = {ratio:.3g}; IOME / corrected = {corrected:.3g}"
+                    f"{'':<28}IOME / finitedp PLAN = {ratio:.3g}; "
+                    f"IOME / corrected = {corrected:.3g}"
                 )
         sys.stdout.flush()
     return 0
