@@ -15,6 +15,9 @@ returns ``high`` too; the test exists to bound the quotient's range).
 ``top_precision``'s constant ``r^2 (r + 2)`` as ``r (r + 2)``: the distance bound is
 far from tight (measured distances are 30 times below it), so no exact law can
 tell the two precisions apart; the bound is proved in ``proofs_notes/pmg.md``.
+PLAN's ``_rank_error`` building the spread's selector with ``n`` values instead of
+``n // 2``: every selector's rank-error bound is independent of ``n`` (it depends on
+the grid and the budget), so only the target, computed apart, uses ``n``.
 """
 
 from __future__ import annotations
@@ -592,6 +595,63 @@ MUTATIONS = (
         "EXACT_TERMS = 2048",
         "EXACT_TERMS = 2049",
         ("tests/test_aggregation.py",),
+    ),
+    # PLAN (issue 24; issue 29's run on the new package)
+    Mutation(
+        "finitedp/mean/plan.py",
+        "self.clipped = ",
+        "probe.rank_error(self.beta / 3)",
+        "probe.rank_error(self.beta / 2)",
+        ("tests/test_plan.py",),
+    ),
+    Mutation(
+        "finitedp/mean/plan.py",
+        "# 4. the noise",
+        "(1 - Fraction(1, 1 << NOISE_GUARD))",
+        "(1 - Fraction(2, 1 << NOISE_GUARD))",
+        ("tests/test_plan.py",),
+    ),
+    Mutation(
+        "finitedp/mean/plan.py",
+        "def _centred_shares",
+        "spread = Fraction(1, 8)",
+        "spread = Fraction(1, 9)",
+        ("tests/test_plan.py",),
+    ),
+    Mutation(
+        "finitedp/mean/plan.py",
+        "def spread_of",
+        "return [t + mean for t in tau]",
+        "return [t - mean for t in tau]",
+        ("tests/test_plan.py",),
+    ),
+    Mutation(
+        "finitedp/mean/plan.py",
+        "def spread_of",
+        "mean = sum(tau, Fraction(0)) / self.d",
+        "mean = sum(tau, Fraction(1)) / self.d",
+        ("tests/test_plan.py",),
+    ),
+    Mutation(
+        "finitedp/mean/scaling.py",
+        "def norm_bounds",
+        "keep = (62 - max(1, d).bit_length()) // 2",
+        "keep = (61 - max(1, d).bit_length()) // 2",
+        ("tests/test_plan.py",),
+    ),
+    Mutation(
+        "finitedp/mean/scaling.py",
+        "def clipped_sum",
+        "c = isqrt(d - 1) + 1",
+        "c = isqrt(d + 1) + 1",
+        ("tests/test_plan.py",),
+    ),
+    Mutation(
+        "finitedp/mean/plan.py",
+        "def spread_of",
+        "edge = width / max(4,",
+        "edge = width / max(5,",
+        ("tests/test_plan.py",),
     ),
 )
 

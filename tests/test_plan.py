@@ -25,7 +25,9 @@ from finitedp.mean.scaling import (
     integer_scales,
     level_of,
     norm_bounds,
+    sqrt_floor,
 )
+from finitedp.selection.quantile import ExponentialQuantile
 
 # -- the tiny instance: every step exact ----------------------------------------------------------
 
@@ -313,3 +315,61 @@ def test_the_spread_share_is_the_least_that_keeps_every_spread_inside_its_gaps()
         assert below is None or below >= inside
     assert plan.gap_levels[:6] == [1, 2, 2, 2, 3, 3]  # ceil((6/5)^k)
     assert plan.gap_levels[-2] < plan.span <= plan.gap_levels[-1]
+
+
+# -- pins: each stated figure equals its formula (issue 29) ----------------------------------------
+
+
+def test_pinned_figures_of_the_construction() -> None:
+    plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16")
+    k = plan.units
+    assert k == 16 * 3  # 16 ceil(sqrt(8))
+    noise_rho = plan.shares[3] * Fraction(1, 2)
+    assert plan.noise.sigma2 == Fraction((2 * k) ** 2) / (2 * noise_rho * (1 - Fraction(1, 2**20)))
+    assert plan.clipped == isqrt(999) + 1 + plan.radius.rank_error(Fraction(1, 30))
+    # the spread rule's selector: n' = 500 pairs on the gaps' levels, rho_v/d each
+    share = plan.shares[1]
+    eps = budget_epsilon(share * Fraction(1, 2) / 8, True)
+    levels = len(plan.gap_levels) - 1
+    independent = ExponentialQuantile.from_epsilon(
+        0, levels, quantile="1/2", n=500, epsilon=eps, weights="fixed"
+    )
+    assert plan._rank_error("spread", share) == independent.rank_error(Fraction(1, 240))
+    binary = PLAN(0, 1, d=4, n=100, rho=1, variance="binary", p=1)
+    assert binary.shares[1:3] == (Fraction(1, 8), Fraction(1, 16))
+
+
+def test_spreads_are_regularised_by_their_mean() -> None:
+    plan = PLAN(-20, 20, d=3, n=10, rho=1, step="1/16", variance=[1, 4, 9])
+    rows = np.zeros((10, 3), dtype=np.int64)
+    assert plan.spread_of(rows, SeededSource(b"r")) == [3, 4, 5]  # sqrt + mean(sqrt) = 2
+
+
+def test_binary_selection_makes_exactly_its_stated_draws() -> None:
+    idx, _ = gaussian_rows(200, 4, 5)
+    plan = PLAN(-20, 20, d=4, n=200, rho=4, step="1/16", selection="binary", shares=LISTING_SHARES)
+    recorder = RecordingSource(SeededSource(b"bin"))
+    plan.release_indices(idx, recorder)
+    steps = plan.centre.max_oracle_calls  # type: ignore[union-attr]
+    assert (
+        len(recorder.tape)
+        == plan.max_oracle_calls
+        == 4 * steps + 4 * plan.spread.max_oracle_calls + 1 + 4
+    )  # type: ignore[union-attr]
+
+
+def test_norm_bound_shift_and_clip_margin_are_pinned() -> None:
+    # d = 2 keeps (62 - 2) // 2 = 30 bits: a top of 2^39 + 1 is shifted by 10
+    assert norm_bounds(np.array([[2**39 + 1, 0]], dtype=np.int64)) == [2**39 + 2**10]
+    # c = ceil(sqrt(3)) = 2: a far row of (1, 1, 1) 2^30 clipped with K = 4 rounds to 2 each
+    w = np.array([[2**30] * 3], dtype=np.int64)
+    assert clipped_sum(w, norm_bounds(w), 1, 4).tolist() == [2, 2, 2]
+
+
+def test_binary_means_are_clamped_at_d_to_the_minus_two_fifths() -> None:
+    """An empty column's mean is clamped to 1/floor(32^(2/5)) = 1/4 of the range."""
+    plan = PLAN(0, 1, d=32, n=10**6, rho=64, variance="binary", p=1)
+    rows = np.zeros((10**6, 32), dtype=np.int8)
+    tau = plan.spread_of(rows, SeededSource(b"empty"))
+    root = sqrt_floor(Fraction(3, 16))  # (1/4)(3/4)
+    assert tau == [2 * root] * 32

@@ -39,6 +39,7 @@ from fractions import Fraction
 from math import isqrt
 from typing import Any, Literal
 
+import gmpy2
 import numpy as np
 
 from ..accounting import Accountant, Guarantee
@@ -392,8 +393,13 @@ class PLAN:
                 assert isinstance(self.spread, EllipticalGaussian)
                 sums = rows.sum(axis=0, dtype=np.int64).tolist()
                 estimates = self.spread.release_sums(sums, rng).estimates
-                low, high = self.grid.lower, self.grid.upper
+                # Clamped to d^(-2/5) of the range from either end, as the authors' code
+                # does (plan_binary): a near-empty column keeps a spread of that order.
+                width = self.grid.upper - self.grid.lower
+                edge = width / max(4, int(gmpy2.iroot(gmpy2.mpz(self.d * self.d), 5)[0]))
+                low, high = self.grid.lower + edge, self.grid.upper - edge
                 means = [min(max(e / self.n, low), high) for e in estimates]
+                low, high = self.grid.lower, self.grid.upper
                 variances = [(q - low) * (high - q) for q in means]
             else:
                 assert self._public is not None
