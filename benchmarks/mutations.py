@@ -612,8 +612,8 @@ MUTATIONS = (
         ("tests/test_plan.py",),
     ),
     Mutation(
-        "finitedp/mean/plan.py",
-        "def _centred_shares",
+        "finitedp/mean/shares.py",
+        "def shares_by_need",
         "spread = Fraction(1, 8)",
         "spread = Fraction(1, 9)",
         ("tests/test_plan.py",),
@@ -635,8 +635,8 @@ MUTATIONS = (
     Mutation(
         "finitedp/mean/scaling.py",
         "def norm_bounds",
-        "keep = (62 - max(1, d).bit_length()) // 2",
-        "keep = (61 - max(1, d).bit_length()) // 2",
+        "(a << 40) + (b << 21) + c",
+        "(a << 40) + (b << 20) + c",
         ("tests/test_plan.py",),
     ),
     Mutation(

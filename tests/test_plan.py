@@ -20,6 +20,7 @@ from finitedp.mean.plan import LISTING_SHARES, NEIGHBOURS
 from finitedp.mean.scaling import (
     SCALE_BITS,
     budget_epsilon,
+    ceil_sqrt,
     clip_levels,
     clipped_sum,
     integer_scales,
@@ -117,12 +118,11 @@ def test_a_far_row_is_clipped_to_the_radius_not_below() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(-(2**39), 2**39), min_size=1, max_size=40))
-def test_norm_bounds_are_upper_bounds_within_2_to_the_minus_20(values: list[int]) -> None:
+def test_norm_bounds_are_the_exact_ceiling_of_the_norm(values: list[int]) -> None:
     w = np.array([values], dtype=np.int64)
     (bound,) = norm_bounds(w)
     exact = sum(v * v for v in values)
-    assert bound * bound >= exact
-    assert (bound - 1) ** 2 < exact * (1 + Fraction(1, 2**20)) or bound <= 2**8
+    assert bound * bound >= exact and (bound == 0 or (bound - 1) ** 2 < exact)
 
 
 def test_integer_scales_are_exact_floors_of_the_root() -> None:
@@ -213,7 +213,8 @@ def test_strict_work_and_replay() -> None:
         )  # type: ignore[arg-type]
         recorder = RecordingSource(SeededSource(b"tape"))
         release = plan.release_indices(rows, recorder)
-        assert len(recorder.tape) == plan.max_oracle_calls == 4 + 4 + 1 + 4
+        centres = 0 if variance == "binary" else 4  # binary data are not recentred
+        assert len(recorder.tape) == plan.max_oracle_calls == centres + 4 + 1 + 4
         again = plan.release_indices(rows, ReplaySource(recorder.tape))
         assert again == release
 
@@ -359,8 +360,10 @@ def test_binary_selection_makes_exactly_its_stated_draws() -> None:
 
 
 def test_norm_bound_shift_and_clip_margin_are_pinned() -> None:
-    # d = 2 keeps (62 - 2) // 2 = 30 bits: a top of 2^39 + 1 is shifted by 10
-    assert norm_bounds(np.array([[2**39 + 1, 0]], dtype=np.int64)) == [2**39 + 2**10]
+    assert norm_bounds(np.array([[2**39 + 1, 0], [3, -4]], dtype=np.int64)) == [2**39 + 1, 5]
+    assert norm_bounds(np.array([[2**39 - 1, 2**39 - 1]], dtype=np.int64)) == [
+        ceil_sqrt(2 * (2**39 - 1) ** 2)
+    ]
     # c = ceil(sqrt(3)) = 2: a far row of (1, 1, 1) 2^30 clipped with K = 4 rounds to 2 each
     w = np.array([[2**30] * 3], dtype=np.int64)
     assert clipped_sum(w, norm_bounds(w), 1, 4).tolist() == [2, 2, 2]
@@ -373,3 +376,39 @@ def test_binary_means_are_clamped_at_d_to_the_minus_two_fifths() -> None:
     tau = plan.spread_of(rows, SeededSource(b"empty"))
     root = sqrt_floor(Fraction(3, 16))  # (1/4)(3/4)
     assert tau == [2 * root] * 32
+
+
+# -- sparse rows ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(2, 60),
+    st.integers(1, 12),
+    st.integers(0, 2**32),
+    st.sampled_from(["binary", "gaussian"]),
+)
+def test_sets_give_the_dense_release_draw_for_draw(
+    n: int, d: int, seed: int, variance: str
+) -> None:
+    gen = np.random.default_rng(seed)
+    dense = (gen.uniform(size=(n, d)) < gen.uniform(0, 1, d)).astype(np.int64)
+    sets = [np.nonzero(row)[0].tolist() for row in dense]
+    plan = PLAN(0, 1, d=d, n=n, rho=2, variance=variance, p=1)  # type: ignore[arg-type]
+    source = seed.to_bytes(8, "big")
+    dense_tape, sparse_tape = (
+        RecordingSource(SeededSource(source)),
+        RecordingSource(SeededSource(source)),
+    )
+    assert plan.release_indices(dense, dense_tape) == plan.release_sets(sets, sparse_tape)
+    assert dense_tape.tape == sparse_tape.tape
+
+
+def test_sets_are_checked() -> None:
+    plan = PLAN(0, 1, d=3, n=2, rho=1, variance="binary", p=1)
+    with pytest.raises(ParameterError, match=r"sets\[1\]: every item must lie in \[0, 2\]"):
+        plan.release_sets([[0], [3]])
+    with pytest.raises(ParameterError, match="got 1 rows; n = 2"):
+        plan.release_sets([[0]])
+    with pytest.raises(ParameterError, match="grid"):
+        PLAN(-1, 1, d=3, n=2, rho=1).release_sets([[0], [1]])

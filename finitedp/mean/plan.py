@@ -34,10 +34,9 @@ orders for an l2 shift of ``2K`` (:meth:`DiscreteGaussian.zcdp_vector`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from math import isqrt
-from typing import Any, Literal
+from typing import Literal
 
 import gmpy2
 import numpy as np
@@ -46,11 +45,18 @@ from ..accounting import Accountant, Guarantee
 from ..aggregation.vectorsum import EllipticalGaussian
 from ..counting.gaussian import DiscreteGaussian
 from ..errors import ParameterError
-from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, exact_fraction, positive_fraction, probability
 from ..selection.gaussianquantile import GaussianBinarySearchQuantile
 from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile, Grid
+from .release import (
+    LISTING_SHARES,
+    NEIGHBOURS,
+    PLAN_RELEASE_VERSION,
+    MeanRelease,
+    parse_shares,
+    parse_variance,
+)
 from .scaling import (
     SCALE_BITS,
     budget_epsilon,
@@ -61,18 +67,10 @@ from .scaling import (
     norm_bounds,
     sqrt_floor,
 )
+from .shares import rank_error, shares_by_need
+from .sparse import release_sets
 
-__all__ = ["NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
-
-#: PLAN's neighbour relation.
-NEIGHBOURS = "replace one row (a whole vector); n is public"
-
-#: The ``"version"`` of a ``"plan-mean"`` release.
-PLAN_RELEASE_VERSION = 1
-
-#: Listing 5.1's split: 1/4 of rho to centre and spread (1/4 and 3/4 of it), then
-#: 1/4 of the rest to the clipping radius and 3/4 to the noise.
-LISTING_SHARES = (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9, 16))
+__all__ = ["LISTING_SHARES", "NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
 
 #: The noise's sigma^2 uses rho_3 (1 - 2^-NOISE_GUARD): the table's own terms fit below rho_3.
 NOISE_GUARD = 20
@@ -85,36 +83,6 @@ COLUMN_BLOCK = 256
 ROW_BLOCK = 4096
 
 Selector = ExponentialQuantile | BinarySearchQuantile | GaussianBinarySearchQuantile
-
-
-@dataclass(frozen=True)
-class MeanRelease:
-    """A released mean: exact rational estimates, the public intermediate values, the guarantee."""
-
-    n: int
-    estimates: tuple[Fraction, ...]
-    centre: tuple[Fraction, ...]
-    scales: tuple[int, ...]
-    radius: int
-    units: int
-    guarantee: Guarantee
-    neighbours: str = NEIGHBOURS
-    version: int = PLAN_RELEASE_VERSION
-
-    def to_json_dict(self) -> dict[str, Any]:
-        """JSON-ready: rationals as ``"a/b"`` strings, integers above ``2^53`` as strings."""
-        return {
-            "version": self.version,
-            "type": "plan-mean",
-            "neighbours": self.neighbours,
-            "n": json_int(self.n),
-            "estimates": [rational(e) for e in self.estimates],
-            "centre": [rational(c) for c in self.centre],
-            "scales": [json_int(s) for s in self.scales],
-            "clip_radius": json_int(self.radius),
-            "units": json_int(self.units),
-            "guarantee": self.guarantee.to_json_dict(),
-        }
 
 
 class PLAN:
@@ -137,8 +105,14 @@ class PLAN:
             always the exponential mechanism.
         beta: the failure probability the clipping count ``k`` allows for.
         shares: ``(centre, spread, radius, noise)`` fractions of ``rho``; by default
-            each step gets what its statement needs (:meth:`_centred_shares`), and
+            each step gets what its statement needs (:func:`.shares.shares_by_need`), and
             ``LISTING_SHARES`` is Listing 5.1's fixed split.
+        clipped: ``k``, the rows expected beyond ``C`` (Line 5); by default
+            ``ceil(sqrt(n))`` plus the radius quantile's rank error at ``beta/3``, and
+            at least ``n/10`` for ``variance="binary"`` (basket sizes are heavy-tailed).
+        centre: ``"median"`` (Alg 17 Line 3) or ``"lower"`` (no recentring: the
+            grid's lower end, public; the default for ``variance="binary"``, as the
+            authors' binary PLAN does).
         units: ``K``, the grid of ``C/K`` on which rows are summed (default
             ``16 ceil(sqrt(d))``; at least ``ceil(sqrt(d))``).
         clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
@@ -161,6 +135,8 @@ class PLAN:
         p: object = 2,
         variance: Literal["gaussian", "binary"] | Sequence[object] = "gaussian",
         selection: Literal["exponential", "binary", "gaussian"] = "exponential",
+        centre: Literal["median", "lower"] | None = None,
+        clipped: object = None,
         beta: object = "1/10",
         shares: Sequence[object] | None = None,
         units: object = None,
@@ -171,6 +147,8 @@ class PLAN:
     ) -> None:
         self.grid = Grid(lower, upper, step)
         self.d = check_positive_int(d, "d")
+        if self.d >= 1 << 20:
+            raise ParameterError(f"d: got {self.d}; PLAN takes fewer than 2^20 coordinates")
         self.n = check_positive_int(n, "n")
         if self.n < 2:
             raise ParameterError(f"n: got {self.n}; PLAN needs at least 2 rows")
@@ -187,7 +165,12 @@ class PLAN:
             raise ParameterError(
                 f"step: the grid has {self.span} steps; PLAN takes at most 2^{SCALE_BITS - 9}"
             )
-        self.variance_kind, self._public = _variance(variance, self.d)
+        self.variance_kind, self._public = parse_variance(variance, self.d)
+        if centre is None:  # binary data are not recentred (the authors' plan_binary)
+            centre = "lower" if self.variance_kind == "binary" else "median"
+        if centre not in ("median", "lower"):
+            raise ParameterError(f"centre: got {centre!r}; use 'median' or 'lower'")
+        self.centred = centre == "median"
         # The pairs' gaps |x - y| (grid units) are read on a geometric grid: level k
         # covers gaps up to T_k = ceil(r^k); the spread is a constant-factor estimate,
         # and a few dozen levels (not 2M/step points) keep the median's tail short.
@@ -199,7 +182,9 @@ class PLAN:
         self._gap_grid = Grid(0, max(1, len(self.gap_levels) - 1))
         public = self._public is not None
         self.shares = (
-            _shares(shares, public) if shares is not None else self._centred_shares(public)
+            parse_shares(shares, public, self.centred)
+            if shares is not None
+            else shares_by_need(self, public)
         )
         c_share, v_share, r_share, noise_share = (s * self.rho for s in self.shares)
         root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
@@ -209,9 +194,11 @@ class PLAN:
                 f"units: got {self.units}; K must lie in [ceil(sqrt(d)), 2^13) = [{root}, 8192)"
             )
         self.accountant = Accountant(NEIGHBOURS)
-        # 1. the centre: one quantile per coordinate on the data grid.
-        self.centre = self._selector(self.grid, self.n, Fraction(1, 2), c_share / self.d)
-        self.accountant.add(self.centre.guarantee("centre (median per coordinate)"), self.d)
+        # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
+        self.centre: Selector | None = None
+        if self.centred:
+            self.centre = self._selector(self.grid, self.n, Fraction(1, 2), c_share / self.d)
+            self.accountant.add(self.centre.guarantee("centre (median per coordinate)"), self.d)
         # 2. the spread.
         self.spread: Selector | EllipticalGaussian | None = None
         if self.variance_kind == "gaussian":
@@ -240,6 +227,12 @@ class PLAN:
         levels = Grid(0, max(1, self.clip_count - 1))
         probe = self._selector(levels, self.n, Fraction(0), r_share, "exponential")
         self.clipped = min(self.n, isqrt(self.n - 1) + 1 + probe.rank_error(self.beta / 3))
+        if clipped is not None:
+            self.clipped = check_positive_int(clipped, "clipped")
+            if self.clipped >= self.n:
+                raise ParameterError(f"clipped: got {self.clipped}; it must be below n = {self.n}")
+        elif self.variance_kind == "binary":  # heavy-tailed baskets: clip a tenth
+            self.clipped = max(self.clipped, self.n // 10)
         quantile = Fraction(self.n - self.clipped, self.n)
         self.radius = self._selector(levels, self.n, quantile, r_share, "exponential")
         self.accountant.add(self.radius.guarantee("clipping radius (quantile of norms)"))
@@ -284,64 +277,12 @@ class PLAN:
         )
 
     def _rank_error(self, step: str, share: Fraction) -> int | None:
-        """A per-coordinate step's rank error at ``beta/(3d)`` with ``share rho`` (``None``:
-        beyond what the selector can state)."""
-        if step == "centre":
-            grid, n = self.grid, self.n
-        else:
-            grid, n = self._gap_grid, self.n // 2
-        selector = self._selector(grid, n, Fraction(1, 2), share * self.rho / self.d)
-        try:
-            return selector.rank_error(self.beta / (3 * self.d))
-        except ParameterError:
-            return None
-
-    def _least_share(self, step: str, low: int, high: int, target: int) -> Fraction | None:
-        """The least ``k/256`` in ``[low, high]/256`` whose rank error is below ``target``."""
-        for k in range(low, high + 1):
-            error = self._rank_error(step, Fraction(k, 256))
-            if error is not None and error < target:
-                return Fraction(k, 256)
-        return None
-
-    def _centred_shares(self, public: bool) -> tuple[Fraction, ...]:
-        """The default split: each private step gets what its statement needs, the noise the rest.
-
-        * centre: the least multiple of ``1/256`` in ``[1/16, 1/2]`` whose median has
-          rank error below ``min(m, n - 1 - m)`` at ``beta/(3d)``: with probability at
-          least ``1 - beta/3`` every coordinate's centre lies within the range of its
-          data, so no coordinate's centre is lost (issue 28);
-        * spread (``"gaussian"``): the least in ``[1/32, 1/4]`` whose median of the
-          ``n' = floor(n/2)`` gaps' levels has rank error below ``min(m', n' - 1 - m')``:
-          every spread within the range of its gaps; if ``1/4`` is not enough, no
-          spreads at all (``variance_kind = "uniform"``, Thm 5.4's ``sigma^ = 1``)
-          and their budget goes to the noise; ``"binary"``: ``1/8``;
-        * radius ``1/16`` (one quantile); noise: the rest.
-
-        Listing 5.1's fixed split (``shares=LISTING_SHARES``) spends ``3/16`` on the
-        spreads and ``3/16`` on the radius whatever ``n`` and ``d``; at ``d = 512``,
-        ``n = 4000``, ``rho = 1/16`` its ``rho/16`` loses the centre.  Everything here
-        is public (``n``, ``d``, the grid, ``rho``, ``beta``): no privacy is spent.
-        """
-        m = self.n // 2
-        centre = self._least_share("centre", 16, 128, min(m, self.n - 1 - m)) or Fraction(1, 2)
-        spread = Fraction(0)
-        if self.variance_kind == "binary":
-            spread = Fraction(1, 8)
-        elif not public:
-            half = self.n // 2
-            least = self._least_share("spread", 8, 64, min(half // 2, half - 1 - half // 2))
-            if least is None:  # no reliable spreads within 1/4: no rescaling (Thm 5.4)
-                self.variance_kind, self._public = "uniform", (Fraction(1),) * self.d
-            else:
-                spread = least
-        radius = Fraction(1, 16)
-        return (centre, spread, radius, 1 - centre - spread - radius)
+        return rank_error(self, step, share)
 
     @property
     def centre_bound(self) -> int | None:
         """The centre's rank error at ``beta/(3d)``: all coordinates at once w.p. ``1 - beta/3``."""
-        return self._rank_error("centre", self.shares[0])
+        return self._rank_error("centre", self.shares[0]) if self.centred else None
 
     @property
     def guarantee(self) -> Guarantee:
@@ -356,7 +297,13 @@ class PLAN:
 
     def centre_of(self, rows: np.ndarray, rng: RandomSource) -> list[int]:
         """Step 1: each coordinate's private median, as a grid index."""
-        return self._medians(self.centre, lambda cols: rows[:, cols], rng)
+        return self.centres(lambda cols: rows[:, cols], rng)
+
+    def centres(self, columns: Callable[[slice], np.ndarray], rng: RandomSource) -> list[int]:
+        """Step 1 from blocks of columns: the medians, or index 0 (``centre="lower"``)."""
+        if self.centre is None:
+            return [0] * self.d
+        return self._medians(self.centre, columns, rng)
 
     def _medians(
         self, selector: Selector, columns: Callable[[slice], np.ndarray], rng: RandomSource
@@ -377,22 +324,29 @@ class PLAN:
         is ``sqrt(2 (7/9)^3) sigma`` for Gaussian data, a public factor that cancels;
         each gap is read as its level on the geometric grid ``ceil((6/5)^k)``.
         """
+        even, odd = rows[0 : self.n // 2 * 2 : 2], rows[1 : self.n // 2 * 2 : 2]
+        levels = np.array(self.gap_levels, dtype=np.int64)
+
+        def gaps(cols: slice) -> np.ndarray:
+            gap = np.abs(even[:, cols].astype(np.int64) - odd[:, cols].astype(np.int64))
+            return np.searchsorted(levels, gap).astype(np.int64)  # least k, T_k >= gap
+
+        return self.spreads(gaps, lambda: rows.sum(axis=0, dtype=np.int64).tolist(), rng)
+
+    def spreads(
+        self,
+        gaps: Callable[[slice], np.ndarray],
+        sums: Callable[[], list[int]],
+        rng: RandomSource,
+    ) -> list[Fraction]:
+        """Step 2 from its inputs: the gaps' levels by blocks of columns, or the column sums."""
         if self.variance_kind == "gaussian":
             assert not isinstance(self.spread, EllipticalGaussian | None)
-            even, odd = rows[0 : self.n // 2 * 2 : 2], rows[1 : self.n // 2 * 2 : 2]
-
-            levels = np.array(self.gap_levels, dtype=np.int64)
-
-            def gaps(cols: slice) -> np.ndarray:
-                gap = np.abs(even[:, cols].astype(np.int64) - odd[:, cols].astype(np.int64))
-                return np.searchsorted(levels, gap).astype(np.int64)  # least k, T_k >= gap
-
             tau = [Fraction(self.gap_levels[k]) for k in self._medians(self.spread, gaps, rng)]
         else:
             if self.variance_kind == "binary":
                 assert isinstance(self.spread, EllipticalGaussian)
-                sums = rows.sum(axis=0, dtype=np.int64).tolist()
-                estimates = self.spread.release_sums(sums, rng).estimates
+                estimates = self.spread.release_sums(sums(), rng).estimates
                 # Clamped to d^(-2/5) of the range from either end, as the authors' code
                 # does (plan_binary): a near-empty column keeps a spread of that order.
                 width = self.grid.upper - self.grid.lower
@@ -448,8 +402,18 @@ class PLAN:
         for rows_ in blocks:
             w = self.scaled(data[rows_], centre, scales)
             total += clipped_sum(w, bounds[rows_], radius, self.units)
-        sums = total.tolist()
-        noise = self.noise.sample_many(self.d, source)
+        return self.finish(centre, scales, radius, total.tolist(), source)
+
+    def finish(
+        self,
+        centre: list[int],
+        scales: list[int],
+        radius: int,
+        sums: list[int],
+        rng: RandomSource,
+    ) -> MeanRelease:
+        """Step 4's noise on the clipped sums, and the estimate: ``d`` draws."""
+        noise = self.noise.sample_many(self.d, rng)
         step = self.grid.step
         estimates = tuple(
             self.grid.value(m) + Fraction((s + z) * radius, self.units * self.n * scale) * step
@@ -464,6 +428,17 @@ class PLAN:
             self.units,
             self.guarantee,
         )
+
+    def release_sets(
+        self, sets: Sequence[Sequence[int]], rng: RandomSource | None = None
+    ) -> MeanRelease:
+        """The private mean of 0/1 rows given sparsely: row ``j`` is the set of its 1s.
+
+        Memory follows the total size of the sets plus ``d`` (never ``n x d``), and the
+        release equals :meth:`release_indices` of the dense rows draw for draw
+        (:func:`.sparse.release_sets`).  Needs the grid ``{0, 1}``.
+        """
+        return release_sets(self, sets, rng or default_source())
 
     def release(
         self, rows: Sequence[Sequence[object]], rng: RandomSource | None = None
@@ -491,33 +466,5 @@ class PLAN:
             spread = self.d * calls(self.spread)
         elif self.spread is not None:
             spread = self.d
-        return self.d * calls(self.centre) + spread + calls(self.radius) + self.d
-
-
-def _variance(
-    variance: object, d: int
-) -> tuple[Literal["gaussian", "binary", "public", "uniform"], tuple[Fraction, ...] | None]:
-    if variance in ("gaussian", "binary"):
-        return variance, None
-    if isinstance(variance, str) or not isinstance(variance, Sequence):
-        raise ParameterError(
-            f"variance: got {variance!r}; use 'gaussian', 'binary' or d public variances"
-        )
-    values = tuple(exact_fraction(v, f"variance[{i}]") for i, v in enumerate(variance))
-    if len(values) != d or any(v < 0 for v in values):
-        raise ParameterError(f"variance: need d = {d} variances, each >= 0")
-    return "public", values
-
-
-def _shares(shares: Sequence[object] | None, public: bool) -> tuple[Fraction, ...]:
-    if shares is None:
-        c, v, r, z = LISTING_SHARES
-        return (c + v, Fraction(0), r, z) if public else (c, v, r, z)
-    out = tuple(exact_fraction(s, f"shares[{i}]") for i, s in enumerate(shares))
-    if len(out) != 4 or any(s < 0 for s in out) or sum(out) > 1:
-        raise ParameterError(
-            f"shares: got {shares!r}; need (centre, spread, radius, noise), each >= 0, sum <= 1"
-        )
-    if min(out[0], out[2], out[3]) <= 0 or (out[1] <= 0 and not public):
-        raise ParameterError("shares: every step that runs needs a positive share")
-    return out
+        centre = 0 if self.centre is None else self.d * calls(self.centre)
+        return centre + spread + calls(self.radius) + self.d

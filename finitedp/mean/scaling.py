@@ -11,7 +11,8 @@ one bound privacy needs: a clipped row's norm is at most ``K`` grid units.
   ``eps^2/2`` otherwise) is at most a share ``rho'``.
 * :func:`integer_scales`: ``P_i ∝ tau_i^(-2/(p+2))`` as integers in ``[1, 2^Q]``
   (Line 4's ``Sigma^(-1/(p+2))``, with ``tau_i`` a standard-deviation estimate).
-* :func:`norm_bounds`: an integer ``N_j >= ||w_j||_2`` per row, in int64 numpy.
+* :func:`norm_bounds`: ``N_j = ceil(||w_j||_2)`` per row, exactly (int64 numpy and
+  one Python integer per row).
 * :func:`clip_levels`: the geometric grid of clipping radii (Line 6's quantile).
 * :func:`clipped_sum`: Line 8's ``sum_j min(C/||y_j||, 1) y_j`` on a grid of ``C/K``,
   every row of norm at most ``K`` units (exactly, in integers).
@@ -28,6 +29,7 @@ import numpy as np
 __all__ = [
     "SCALE_BITS",
     "budget_epsilon",
+    "ceil_sqrt",
     "clip_levels",
     "clipped_sum",
     "integer_scales",
@@ -92,30 +94,30 @@ def integer_scales(tau: list[Fraction], p: int, units: int) -> list[int]:
     return out
 
 
-_POWERS = np.array([1 << b for b in range(63)], dtype=np.int64)
-
-
 def norm_bounds(w: np.ndarray) -> list[int]:
-    """``N_j >= ||w_j||_2`` for each row of the int64 matrix ``w`` (``|w| < 2^62``).
+    """``N_j = ceil(||w_j||_2)`` exactly, for each row of the int64 matrix ``w``.
 
-    Each row is shifted right by ``r_j`` bits, rounding magnitudes up, so that its
-    squares sum below ``2^62``; ``N_j = ceil(sqrt(sum)) 2^r_j``.  Only an upper
-    bound is needed (a larger ``N_j`` clips more), and it is within a relative
-    ``2^-24`` or so of the norm.
+    ``|w| < 2^40`` and ``d < 2^20``: each magnitude is split as ``h 2^20 + l``, the
+    three int64 sums ``sum h^2``, ``sum h l`` and ``sum l^2`` stay below ``2^60``, and
+    ``sum w^2 = (sum h^2) 2^40 + (sum h l) 2^21 + sum l^2`` is put together as a
+    Python integer.  Exact, so the value depends on the row only (a sparse row gives
+    the same bound as its dense form).
     """
-    n, d = w.shape
-    keep = (62 - max(1, d).bit_length()) // 2  # bits per magnitude after the shift
     magnitude = np.abs(w)
-    top = magnitude.max(axis=1) if d else np.zeros(n, dtype=np.int64)
-    bits = np.searchsorted(_POWERS, top, side="right")  # bit length of each row's top
-    shift = np.maximum(bits - keep, 0).astype(np.int64)
-    reduced = (magnitude + ((np.int64(1) << shift) - 1)[:, None]) >> shift[:, None]
-    squares = (reduced * reduced).sum(axis=1)
-    out = []
-    for total, r in zip(squares.tolist(), shift.tolist(), strict=True):
-        root = isqrt(total)
-        out.append((root + (root * root < total)) << r)
-    return out
+    high, low = magnitude >> 20, magnitude & ((1 << 20) - 1)
+    squares = zip(
+        (high * high).sum(axis=1).tolist(),
+        (high * low).sum(axis=1).tolist(),
+        (low * low).sum(axis=1).tolist(),
+        strict=True,
+    )
+    return [ceil_sqrt((a << 40) + (b << 21) + c) for a, b, c in squares]
+
+
+def ceil_sqrt(x: int) -> int:
+    """``ceil(sqrt(x))`` for an integer ``x >= 0``."""
+    root = isqrt(x)
+    return root + (root * root < x)
 
 
 def clip_levels(largest: int, ratio: Fraction, levels: int) -> list[int]:

@@ -1,0 +1,116 @@
+"""PLAN on real binary data: the Kosarak head (issue 24 item 4; thesis Figure 5.3's setting).
+
+Each of the 36,681 sessions of ``../shared/data/kosarak-head.dat`` (or the file
+named by ``$FINITEDP_KOSARAK``) is a 0/1 vector over the d = 17,032 pages seen,
+read sparsely: finitedp's :meth:`PLAN.release_sets` keeps ``O(items + d)`` memory
+and never forms the ``n x d`` matrix.  For each ``rho`` and repetition it prints
+the l1 error against the empirical mean (the thesis' measure for binary data) of
+
+* ``finitedp PLAN``: ``variance="binary"``, ``p = 1`` (Section 5.7.1's binary
+  instantiation), exact, its accountant at most ``rho``;
+* ``authors' PLAN``: ``plan.mean_estimation.plan_binary`` of
+  ChristianLebeda/PLAN-experiments (``--peer DIR``, run as a peer; its accounting
+  is consistent with replace-one: per-coordinate mean sensitivity ``1/n`` over all
+  ``d`` coordinates, a norm quantile of sensitivity 1, noise for ``2C``);
+* ``Gaussian mechanism``: the column means with ``sigma = 2 sqrt(d)/(n sqrt(2 rho))``
+  (a 0/1 row has l2 norm at most ``sqrt(d)``; floats: a floor, not a peer).
+
+IOME is not run here: its random rotation is dense (``n x 2^15`` doubles, about
+10 GB here; the thesis reports 512 GB for the full Kosarak).
+
+Run: ``.venv/bin/python benchmarks/plan_kosarak.py [--peer DIR] [--runs R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from finitedp.mean import PLAN
+from finitedp.oracle import SeededSource
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "kosarak-head.dat"
+
+
+def read_sessions(path: Path) -> tuple[list[list[int]], int]:
+    """Sessions as sorted lists of 0-based page indices, and d (the largest id)."""
+    sessions = []
+    top = 0
+    with path.open(encoding="ascii") as handle:
+        for line in handle:
+            items = sorted({int(x) - 1 for x in line.split()})
+            if items:
+                top = max(top, items[-1] + 1)
+            sessions.append(items)
+    return sessions, top
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--peer", help="a checkout of ChristianLebeda/PLAN-experiments")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    path = Path(os.environ.get("FINITEDP_KOSARAK", DATA))
+    start = time.perf_counter()
+    sessions, d = read_sessions(path)
+    n = len(sessions)
+    counts = np.bincount(
+        np.concatenate([np.array(s, dtype=np.int64) for s in sessions]), minlength=d
+    )
+    empirical = counts / n
+    print(
+        f"{path.name}: n = {n}, d = {d}, {int(counts.sum())} items; read in "
+        f"{time.perf_counter() - start:.1f} s"
+    )
+    peer = None
+    if args.peer:
+        sys.path.insert(0, args.peer)
+        from plan import mean_estimation  # type: ignore[import-not-found]
+
+        peer = mean_estimation
+    gen = np.random.default_rng(5)
+    print(f"{'rho':>6}  {'algorithm':<20}{'l1 median':>11}{'l1 p90':>10}{'secs':>7}")
+    for rho in (Fraction(1, 16), Fraction(1, 4), Fraction(1)):
+        rows: dict[str, list[float]] = {"finitedp PLAN": [], "Gaussian mechanism": []}
+        secs: dict[str, float] = {}
+        if peer is not None:
+            rows["authors' PLAN"] = []
+        for r in range(args.runs):
+            t = time.perf_counter()
+            plan = PLAN(0, 1, d=d, n=n, rho=rho, variance="binary", p=1)
+            release = plan.release_sets(sessions, SeededSource(r.to_bytes(4, "big")))
+            estimate = np.array([float(e) for e in release.estimates])
+            secs["finitedp PLAN"] = secs.get("finitedp PLAN", 0) + time.perf_counter() - t
+            rows["finitedp PLAN"].append(float(np.abs(estimate - empirical).sum()))
+            sigma = 2 * np.sqrt(d) / (n * np.sqrt(2 * float(rho)))
+            gauss = empirical + gen.normal(0, sigma, d)
+            rows["Gaussian mechanism"].append(float(np.abs(gauss - empirical).sum()))
+            if peer is not None:
+                t = time.perf_counter()
+                out = peer.plan_binary(sessions, n, d, float(rho))
+                secs["authors' PLAN"] = secs.get("authors' PLAN", 0) + time.perf_counter() - t
+                rows["authors' PLAN"].append(float(np.abs(np.asarray(out.mean) - empirical).sum()))
+        for name, errors in rows.items():
+            e = np.array(errors)
+            print(
+                f"{rho!s:>6}  {name:<20}{np.median(e):>11.4g}{np.percentile(e, 90):>10.4g}"
+                f"{secs.get(name, 0.0) / args.runs:>7.2f}"
+            )
+        sys.stdout.flush()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"peak resident memory {peak:.0f} MiB (dense int64 n x d would be "
+        f"{n * d * 8 / 2**30:.1f} GiB)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,97 @@
+"""PLAN's release type and the parsing of its parameters.
+
+Paper: Lebeda thesis Alg 17 (the released estimate and its public intermediate
+values); proofs_notes/plan.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal
+
+from ..accounting import Guarantee
+from ..errors import ParameterError
+from ..jsonvalues import json_int, rational
+from ..params import exact_fraction
+
+__all__ = [
+    "LISTING_SHARES",
+    "NEIGHBOURS",
+    "PLAN_RELEASE_VERSION",
+    "MeanRelease",
+    "parse_shares",
+    "parse_variance",
+]
+
+#: PLAN's neighbour relation.
+NEIGHBOURS = "replace one row (a whole vector); n is public"
+
+#: The ``"version"`` of a ``"plan-mean"`` release.
+PLAN_RELEASE_VERSION = 1
+
+#: Listing 5.1's split: 1/4 of rho to centre and spread (1/4 and 3/4 of it), then
+#: 1/4 of the rest to the clipping radius and 3/4 to the noise.
+LISTING_SHARES = (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9, 16))
+
+
+@dataclass(frozen=True)
+class MeanRelease:
+    """A released mean: exact rational estimates, the public intermediate values, the guarantee."""
+
+    n: int
+    estimates: tuple[Fraction, ...]
+    centre: tuple[Fraction, ...]
+    scales: tuple[int, ...]
+    radius: int
+    units: int
+    guarantee: Guarantee
+    neighbours: str = NEIGHBOURS
+    version: int = PLAN_RELEASE_VERSION
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready: rationals as ``"a/b"`` strings, integers above ``2^53`` as strings."""
+        return {
+            "version": self.version,
+            "type": "plan-mean",
+            "neighbours": self.neighbours,
+            "n": json_int(self.n),
+            "estimates": [rational(e) for e in self.estimates],
+            "centre": [rational(c) for c in self.centre],
+            "scales": [json_int(s) for s in self.scales],
+            "clip_radius": json_int(self.radius),
+            "units": json_int(self.units),
+            "guarantee": self.guarantee.to_json_dict(),
+        }
+
+
+def parse_variance(
+    variance: object, d: int
+) -> tuple[Literal["gaussian", "binary", "public", "uniform"], tuple[Fraction, ...] | None]:
+    if variance in ("gaussian", "binary"):
+        return variance, None
+    if isinstance(variance, str) or not isinstance(variance, Sequence):
+        raise ParameterError(
+            f"variance: got {variance!r}; use 'gaussian', 'binary' or d public variances"
+        )
+    values = tuple(exact_fraction(v, f"variance[{i}]") for i, v in enumerate(variance))
+    if len(values) != d or any(v < 0 for v in values):
+        raise ParameterError(f"variance: need d = {d} variances, each >= 0")
+    return "public", values
+
+
+def parse_shares(
+    shares: Sequence[object] | None, public: bool, centred: bool = True
+) -> tuple[Fraction, ...]:
+    if shares is None:
+        c, v, r, z = LISTING_SHARES
+        return (c + v, Fraction(0), r, z) if public else (c, v, r, z)
+    out = tuple(exact_fraction(s, f"shares[{i}]") for i, s in enumerate(shares))
+    if len(out) != 4 or any(s < 0 for s in out) or sum(out) > 1:
+        raise ParameterError(
+            f"shares: got {shares!r}; need (centre, spread, radius, noise), each >= 0, sum <= 1"
+        )
+    if min(out[2], out[3]) <= 0 or (out[0] <= 0 and centred) or (out[1] <= 0 and not public):
+        raise ParameterError("shares: every step that runs needs a positive share")
+    return out
