@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 from ..io.arguments import count
 from ..io.releases import read_document
 from .draw import _output_format, _require_matplotlib, plot_counting_pmfs, plot_release
+from .means import plot_means
 from .shapes import plot_shapes
 
 __all__ = ["add_plot_parser", "run_plot"]
@@ -30,6 +31,8 @@ pip install 'finitedp[plot]').
   shapes   Lebeda thesis Fig 4.1: for a sum of two numeric columns, the ellipses
            (Gaussian) or parallelograms (Laplace) within which it is private, for
            the standard split, the proportional one and the release's own.
+  means    a PLAN release (finitedp release --mechanism plan-mean): each column's
+           estimate with +-2 standard deviations of its noise.
 
 Probabilities are exact fractions, converted to floating point only to be drawn.
 """
@@ -50,7 +53,9 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=_PLOT_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    pictures = plot.add_subparsers(dest="picture", required=True, metavar="{pmf,release,shapes}")
+    pictures = plot.add_subparsers(
+        dest="picture", required=True, metavar="{pmf,release,shapes,means}"
+    )
     pmf = pictures.add_parser(
         "pmf",
         help="exact PMFs of GeoSample, Z' and FastSample against the clamped geometric",
@@ -89,6 +94,15 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     shapes.add_argument("release", metavar="RELEASE.json", help="the release; - for stdin")
     shapes.add_argument("--out", required=True, metavar="FILE", help="FILE.png or FILE.svg")
+    means = pictures.add_parser(
+        "means",
+        help="a PLAN release's estimates with their noise's error bars",
+        description="For a release written by finitedp release --mechanism plan-mean: "
+        "each column's estimate with +-2 standard deviations of its noise (sigma C step/"
+        "(K n P_i), read exactly from the document; clipping's bias is not in the bars).",
+    )
+    means.add_argument("release", metavar="RELEASE.json", help="the release; - for stdin")
+    means.add_argument("--out", required=True, metavar="FILE", help="FILE.png or FILE.svg")
     plot.set_defaults(run=run_plot)
     return plot
 
@@ -116,9 +130,10 @@ def run_plot(args: argparse.Namespace) -> int:
             noise=args.noise,
             log_scale=args.log,
         )
-    elif args.picture == "shapes":
+    elif args.picture in ("shapes", "means"):
         name = "<stdin>" if args.release == "-" else str(args.release)
-        path = plot_shapes(read_document(str(args.release)), name, args.out)
+        draw = plot_shapes if args.picture == "shapes" else plot_means
+        path = draw(read_document(str(args.release)), name, args.out)
     else:
         _require_matplotlib()  # before reading a large release
         document = read_document(str(args.release))

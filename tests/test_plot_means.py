@@ -1,0 +1,58 @@
+"""``finitedp plot means``: a PLAN release's estimates with their noise's error bars."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from finitedp.cli import main
+from finitedp.errors import ParameterError
+from finitedp.plot.means import mean_series
+
+HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+
+
+@pytest.fixture
+def release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    data = tmp_path / "m.csv"
+    data.write_text("a,b\n" + "".join(f"{i % 5},{(3 * i) % 7 - 3}\n" for i in range(40)))
+    out = tmp_path / "r.json"
+    argv = ["release", str(data), "--mechanism", "plan-mean", "--columns", "a,b"]
+    argv += ["--bounds=-8:8", "--grid", "1/4", "--rho", "2", "--seed", "01", "--quiet"]
+    assert main([*argv, "--out", str(out)]) == 0
+    capsys.readouterr()
+    return out
+
+
+def test_series_is_read_exactly_from_the_document(release: Path) -> None:
+    doc = json.loads(release.read_text(encoding="utf-8"))
+    series = mean_series(doc, "r.json")
+    rel = doc["release"]
+    assert series.names == ("a", "b")
+    assert series.estimates == tuple(Fraction(e) for e in rel["estimates"])
+    assert series.sigma2 == Fraction(doc["accuracy"]["noise_sigma2_units"])
+    assert series.deviations == tuple(
+        Fraction(rel["clip_radius"], rel["units"] * rel["n"] * s) * Fraction(1, 4)
+        for s in rel["scales"]
+    )
+
+
+def test_other_releases_are_refused() -> None:
+    with pytest.raises(ParameterError, match="not a PLAN release"):
+        mean_series({"release": {"type": "vector-sum"}}, "x.json")
+    with pytest.raises(ParameterError, match="release: missing"):
+        mean_series({}, "x.json")
+
+
+@pytest.mark.skipif(not HAS_MATPLOTLIB, reason="needs the plot extra (matplotlib)")
+def test_the_picture_is_written(
+    release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "means.png"
+    assert main(["plot", "means", str(release), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "wrote" in capsys.readouterr().err
