@@ -28,28 +28,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from plan_law import NoiseDivergence, hockey_stick, neighbours, steps_law
+from plan_law import NoiseDivergence, hockey_stick, neighbours, steps_law, tiny_plan
 
 from finitedp.exactmath import exp_bounds
-from finitedp.mean.plan import LISTING_SHARES, PLAN
 
 DELTA = Fraction(1, 1000)
 
 
 def main() -> int:
     start = time.perf_counter()
-    plan = PLAN(
-        -1,
-        1,
-        d=2,
-        n=2,
-        rho="1/2",
-        units=2,
-        clip_ratio=2,
-        clip_count=3,
-        noise_radius=30,
-        shares=LISTING_SHARES,
-    )
+    plan = tiny_plan()
     eps = plan.epsilon_for(DELTA)
     print(
         f"stated: rho = {float(plan.guarantee.rho or 0):.6f}, "

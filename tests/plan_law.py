@@ -27,10 +27,28 @@ from functools import cache
 import numpy as np
 
 from finitedp.checker import exact_distribution
-from finitedp.mean.plan import PLAN
+from finitedp.mean.plan import LISTING_SHARES, PLAN
 from finitedp.mean.scaling import clipped_sum, integer_scales, level_of, norm_bounds
 
 Outcome = tuple[tuple[int, ...], tuple[Fraction, ...], int]
+
+
+def tiny_plan() -> PLAN:
+    """The instance checked whole: d = 2, n = 2, grid {-1, 0, 1}, rho = 1/2, K = 2, three
+    levels, a noise radius of 30, and Listing's split (every step runs; the default
+    split skips the spreads at n = 2)."""
+    return PLAN(
+        -1,
+        1,
+        d=2,
+        n=2,
+        rho="1/2",
+        units=2,
+        clip_ratio=2,
+        clip_count=3,
+        noise_radius=30,
+        shares=LISTING_SHARES,
+    )
 
 
 def _product(laws: list[dict[object, Fraction]]) -> dict[tuple[object, ...], Fraction]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from plan_law import NoiseDivergence, hockey_stick, neighbours, steps_law
+from plan_law import NoiseDivergence, hockey_stick, neighbours, steps_law, tiny_plan
 
 from finitedp import RecordingSource, ReplaySource, SeededSource
 from finitedp.errors import FloatParameterError, ParameterError
@@ -37,18 +37,7 @@ DATASETS = list(itertools.product(ROWS, repeat=2))  # n = 2
 
 
 def tiny() -> PLAN:
-    return PLAN(
-        -1,
-        1,
-        d=2,
-        n=2,
-        rho="1/2",
-        units=2,
-        clip_ratio=2,
-        clip_count=3,
-        noise_radius=30,
-        shares=LISTING_SHARES,  # every step runs (the default skips spreads at n = 2)
-    )
+    return tiny_plan()
 
 
 def test_tiny_instance_is_private_at_the_accountants_epsilon() -> None:

@@ -356,28 +356,7 @@ class DiscreteGaussian:
         Raises:
             ParameterError: ``Delta >= R`` (no common support to condition on).
         """
-        shift = check_positive_int(sensitivity, "sensitivity")
-        if shift >= self._radius:
-            raise ParameterError(
-                f"sensitivity: got {short_int(shift)}; it must be below the radius "
-                f"R = {self._radius}"
-            )
-        rho = self.ideal_rho(shift)
-        t = self._radius
-        extra = Fraction(0)
-        if self._kind == "fixed":
-            floor_weight = rho / (1 << ZCDP_GUARD)
-            # The weights fall with |z|: the largest T with w(T) >= 1/floor_weight.
-            need = -(-floor_weight.denominator // floor_weight.numerator)
-            # The weights fall with |z|: T is the last radius whose weight is at least need.
-            t = least_such_that(lambda s: s > self._radius or self.weight(s) < need, 0) - 1
-            if t < shift:
-                t = self._radius  # the precision is too low for the guard: state it loosely
-            extra = Fraction(1, self.weight(t))
-        outside = self.cdf(-t + shift - 1) + (self._total - self.cdf(t))
-        return Guarantee.zcdp(
-            rho + extra, label, delta=Fraction(outside, self._total), integer_orders=True
-        )
+        return self.zcdp_vector(sensitivity, 1, label)
 
     def zcdp_vector(
         self, sensitivity: object, dimension: object, label: str = "discrete Gaussian vector"

@@ -25,17 +25,15 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
 
 from ..accounting import Guarantee
 from ..counting.gaussian import DiscreteGaussian
-from ..errors import ParameterError
 from ..oracle import RandomSource, default_source
 from ..params import positive_fraction, probability
-from .quantile import Grid, _on_grid, _sorted_indices
+from .quantile import Grid, GridQuantile, _on_grid, _sorted_indices
 
 __all__ = ["GaussianBinarySearchQuantile"]
 
@@ -43,7 +41,7 @@ __all__ = ["GaussianBinarySearchQuantile"]
 GUARD = 20
 
 
-class GaussianBinarySearchQuantile:
+class GaussianBinarySearchQuantile(GridQuantile):
     """Binary search with discrete Gaussian counts: ``T`` draws, approximate ``rho``-zCDP.
 
     Paper: Huang-Liang-Yi 2021 (Section 3); Lebeda thesis Lemma 5.4. Neighbours:
@@ -88,12 +86,6 @@ class GaussianBinarySearchQuantile:
     def max_oracle_calls(self) -> int:
         """``T = ceil(log2 N)`` draws, one per step, whatever the answers."""
         return self.steps
-
-    def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
-        """The private quantile, a grid point."""
-        if len(values) != self.n:
-            raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
-        return self.release_indices(self.grid.indices(values), rng)
 
     def release_indices(
         self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False

@@ -52,7 +52,7 @@ from ..ratio import GeometricRatio
 from ..resources import describe_bytes, require_bits
 from .exponential import ExponentialMechanism, fixed_weights, invert, table_ratio
 
-__all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid"]
+__all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid", "GridQuantile"]
 
 #: The exponential quantile clips rank errors at ``K`` with ``N beta^-K <= 2^-CLIP_BITS``.
 CLIP_BITS = 64
@@ -152,7 +152,25 @@ def _on_grid(
     return grid, size, q, (q * size).numerator // (q * size).denominator
 
 
-class ExponentialQuantile:
+class GridQuantile:
+    """What the grid quantiles share: the grid, ``n``, and values checked against them."""
+
+    grid: Grid
+    n: int
+
+    def release_indices(
+        self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
+    ) -> Fraction:
+        raise NotImplementedError
+
+    def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
+        """The private quantile of ``n`` values on the grid (each checked), a grid point."""
+        if len(values) != self.n:
+            raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
+        return self.release_indices(self.grid.indices(values), rng)
+
+
+class ExponentialQuantile(GridQuantile):
     """The exponential-mechanism quantile over grid intervals (Smith 2011): one draw.
 
     Paper: Smith 2011 (Section 3); Lebeda thesis Alg 17 (PRIVQUANTILE). Neighbours:
@@ -284,12 +302,6 @@ class ExponentialQuantile:
         base = simplest_between(1 + (low - 1) * (1 - Fraction(1, 1 << 16)), low)
         return cls(lower, upper, quantile=quantile, n=n, base=base, step=step, weights=weights)
 
-    def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
-        """The private quantile, a grid point: one oracle call."""
-        if len(values) != self.n:
-            raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
-        return self.release_indices(self.grid.indices(values), rng)
-
     def release_indices(
         self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
     ) -> Fraction:
@@ -332,7 +344,7 @@ class ExponentialQuantile:
         return max(0, t)
 
 
-class BinarySearchQuantile:
+class BinarySearchQuantile(GridQuantile):
     """Binary search for a quantile with BV's noisy counts (Huang, Liang & Yi 2021).
 
     Paper: Huang-Liang-Yi 2021 (Section 3, the private quantile by binary
@@ -403,12 +415,6 @@ class BinarySearchQuantile:
     def max_oracle_calls(self) -> int:
         """``ceil(log2 N)`` draws (one per step, made whatever the answers)."""
         return self.steps
-
-    def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
-        """The private quantile, a grid point."""
-        if len(values) != self.n:
-            raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
-        return self.release_indices(self.grid.indices(values), rng)
 
     def release_indices(
         self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
