@@ -25,7 +25,7 @@ import contextlib
 import csv
 import io
 import os
-import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -36,6 +36,7 @@ from typing import Any
 import duckdb
 
 from ..errors import ParameterError
+from ..resources import MEMORY_ENV, describe_bytes, max_memory
 from .files import UTF8_BOM, csv_fields, decode_utf8, header_positions, read_bytes
 
 __all__ = [
@@ -73,26 +74,67 @@ class InputFile:
 
 @contextlib.contextmanager
 def opened_input(path: str, kind: str) -> Iterator[InputFile]:
-    """The input ``path`` (``-``: standard input, copied to a temporary file).
+    """The input ``path``, to be read from exactly that path and nothing else.
+
+    * ``-`` (standard input) and any file that is not a regular file (a pipe, a
+      FIFO, ``/dev/stdin``, a character device) are copied once to a temporary file:
+      the header, DuckDB and an error's diagnosis each read the file again, and a
+      pipe can be read only once.  The copy stops with a refusal past the memory
+      limit (:func:`finitedp.resources.max_memory`), so an endless device ends.
+    * A name DuckDB would expand (glob characters ``* ? [ ] { }``, a leading ``~``,
+      a URL scheme ``://``) is handed to DuckDB through a temporary symbolic link with
+      a plain name, so the file read is the one named, literally.
 
     Raises:
-        ParameterError: the file cannot be read (the message names it and says why).
+        ParameterError: the file cannot be read (the message names it and says why),
+            or a stream is longer than the limit.
     """
-    if path != "-":  # standard input is copied: DuckDB and a second reading need a file
-        try:
-            with open(path, "rb"):
-                pass
+    if path == "-":
+        with _copied(sys.stdin.buffer, "<stdin>", kind) as source:
+            yield source
+        return
+    try:
+        with open(path, "rb") as probe:
             if Path(path).is_dir():
                 raise IsADirectoryError(21, "Is a directory")
-        except OSError as error:
-            raise ParameterError(f"{path}: cannot read it: {error.strerror or error}") from None
-        yield InputFile(path, path, kind)
+            if not stat.S_ISREG(os.fstat(probe.fileno()).st_mode):
+                with _copied(probe, path, kind) as source:
+                    yield source
+                return
+    except OSError as error:
+        raise ParameterError(f"{path}: cannot read it: {error.strerror or error}") from None
+    if not _plain(path):
+        with tempfile.TemporaryDirectory(prefix="finitedp-input-") as folder:
+            link = os.path.join(folder, "input" + Path(path).suffix.replace("*", ""))
+            os.symlink(os.path.abspath(path), link)
+            yield InputFile(link, path, kind)
         return
-    handle, copy = tempfile.mkstemp(prefix="finitedp-stdin-")
+    yield InputFile(path, path, kind)
+
+
+def _plain(path: str) -> bool:
+    """Whether DuckDB reads ``path`` literally (no glob, no ``~``, no URL scheme)."""
+    return not (any(c in path for c in "*?[]{}") or path.startswith("~") or "://" in path)
+
+
+@contextlib.contextmanager
+def _copied(stream: Any, name: str, kind: str) -> Iterator[InputFile]:
+    """A temporary copy of a stream read once, refused past the memory limit."""
+    limit = max_memory()
+    handle, copy = tempfile.mkstemp(prefix="finitedp-stream-")
     try:
         with os.fdopen(handle, "wb") as out:
-            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
-        yield InputFile(copy, "<stdin>", kind)
+            copied = 0
+            while chunk := stream.read(1 << 20):
+                copied += len(chunk)
+                if copied > limit:
+                    raise ParameterError(
+                        f"{name}: a stream (not a regular file) longer than "
+                        f"{describe_bytes(limit)}, the memory limit, is not copied; save it "
+                        f"to a file first, or raise {MEMORY_ENV}"
+                    )
+                out.write(chunk)
+        yield InputFile(copy, name, kind)
     finally:
         with contextlib.suppress(OSError):
             os.unlink(copy)
