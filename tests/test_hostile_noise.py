@@ -21,7 +21,9 @@ from finitedp.aggregation.vectorsum import EllipticalGaussian, ParallelotopeLapl
 from finitedp.counting.gaussian import DiscreteGaussian
 from finitedp.counting.mixedgeometric import MixedGeometric
 from finitedp.errors import FiniteDPError, FloatParameterError, ParameterError, ResourceLimitError
+from finitedp.mean import PLAN
 from finitedp.selection import BinarySearchQuantile, ExponentialMechanism, ExponentialQuantile, Grid
+from finitedp.selection.gaussianquantile import GaussianBinarySearchQuantile
 
 #: Seconds a refusal may take.
 CAP = 5.0
@@ -29,6 +31,71 @@ CAP = 5.0
 HUGE = Fraction(1, 10**5000)
 
 CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
+    # PLAN (thesis Alg 17) and its quantiles
+    ("plan rho 65", lambda: PLAN(-1, 1, d=4, n=100, rho=65), ParameterError, "rho"),
+    (
+        "plan rho 10^-12",
+        lambda: PLAN(-1, 1, d=4, n=100, rho=Fraction(1, 10**12)),
+        ResourceLimitError,
+        "rho",
+    ),
+    (
+        "plan rho 10^-40",
+        lambda: PLAN(-1, 1, d=4, n=100, rho=Fraction(1, 10**40)),
+        FiniteDPError,
+        "rho",
+    ),
+    ("plan float rho", lambda: PLAN(-1, 1, d=4, n=100, rho=0.5), FloatParameterError, "rho"),
+    ("plan n 1", lambda: PLAN(-1, 1, d=4, n=1, rho=1), ParameterError, "n"),
+    ("plan d 2^20", lambda: PLAN(-1, 1, d=1 << 20, n=100, rho=1), ParameterError, "d"),
+    (
+        "plan clip_count 10^9",
+        lambda: PLAN(-1, 1, d=4, n=100, rho=1, clip_count=10**9),
+        ParameterError,
+        "clip_count",
+    ),
+    (
+        "plan clipped n",
+        lambda: PLAN(-1, 1, d=4, n=100, rho=1, clipped=100),
+        ParameterError,
+        "clipped",
+    ),
+    (
+        "plan centre typo",
+        lambda: PLAN(-1, 1, d=4, n=100, rho=1, centre="mean"),
+        ParameterError,
+        "centre",
+    ),  # type: ignore[arg-type]
+    (
+        "plan grid 2^40",
+        lambda: PLAN(0, 1, d=4, n=100, rho=1, step=Fraction(1, 2**40)),
+        ParameterError,
+        "step",
+    ),
+    (
+        "plan rows huge index",
+        lambda: PLAN(0, 1, d=1, n=2, rho=1).release_indices([[0], [10**30]]),
+        FiniteDPError,
+        "rows",
+    ),
+    (
+        "quantile epsilon 129",
+        lambda: ExponentialQuantile.from_epsilon(0, 9, quantile=0, n=1, epsilon=129),
+        ParameterError,
+        "epsilon",
+    ),
+    (
+        "gaussian quantile rho 0",
+        lambda: GaussianBinarySearchQuantile(0, 9, quantile=0, n=1, rho=0),
+        ParameterError,
+        "rho",
+    ),
+    (
+        "gaussian quantile rho 10^-30",
+        lambda: GaussianBinarySearchQuantile(0, 9, quantile=0, n=1, rho=Fraction(1, 10**30)),
+        ResourceLimitError,
+        "sigma",
+    ),
     ("float sigma", lambda: DiscreteGaussian(2.5), FloatParameterError, "sigma"),
     ("bool sigma", lambda: DiscreteGaussian(True), FiniteDPError, "sigma"),
     ("negative sigma", lambda: DiscreteGaussian(-1), ParameterError, "sigma"),

@@ -54,6 +54,7 @@ from .release import (
     NEIGHBOURS,
     PLAN_RELEASE_VERSION,
     MeanRelease,
+    naming_rho,
     parse_shares,
     parse_variance,
 )
@@ -77,6 +78,12 @@ NOISE_GUARD = 20
 
 #: The ratio of the gaps' geometric grid (spreads are estimated to within it).
 SPREAD_RATIO = Fraction(6, 5)
+
+#: The largest budget PLAN takes.
+MAX_RHO = 64
+
+#: The most clipping levels (each a rational power, kept as an integer).
+MAX_CLIP_COUNT = 1 << 16
 
 #: Columns sorted at once for the quantiles, and rows scaled at once: memory per block.
 COLUMN_BLOCK = 256
@@ -123,6 +130,7 @@ class PLAN:
         ParameterError: any parameter out of range, named.
     """
 
+    @naming_rho
     def __init__(
         self,
         lower: object,
@@ -153,6 +161,11 @@ class PLAN:
         if self.n < 2:
             raise ParameterError(f"n: got {self.n}; PLAN needs at least 2 rows")
         self.rho = positive_fraction(rho, "rho")
+        if self.rho > MAX_RHO:
+            raise ParameterError(
+                f"rho: got {self.rho}; at most {MAX_RHO} (beyond, the noise tables degenerate "
+                f"and the release would be the exact mean)"
+            )
         self.p = check_positive_int(p, "p")
         self.beta = probability(beta, "beta")
         if selection not in ("exponential", "binary", "gaussian"):
@@ -164,6 +177,13 @@ class PLAN:
         if self.span.bit_length() > SCALE_BITS - 8:
             raise ParameterError(
                 f"step: the grid has {self.span} steps; PLAN takes at most 2^{SCALE_BITS - 9}"
+            )
+        root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
+        default_units = min(16 * root, (1 << 13) - 1)
+        self.units = default_units if units is None else check_positive_int(units, "units")
+        if not root <= self.units < 1 << 13:
+            raise ParameterError(
+                f"units: got {self.units}; K must lie in [ceil(sqrt(d)), 2^13) = [{root}, 8192)"
             )
         self.variance_kind, self._public = parse_variance(variance, self.d)
         if centre is None:  # binary data are not recentred (the authors' plan_binary)
@@ -187,12 +207,6 @@ class PLAN:
             else shares_by_need(self, public)
         )
         c_share, v_share, r_share, noise_share = (s * self.rho for s in self.shares)
-        root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
-        self.units = 16 * root if units is None else check_positive_int(units, "units")
-        if not root <= self.units < 1 << 13:
-            raise ParameterError(
-                f"units: got {self.units}; K must lie in [ceil(sqrt(d)), 2^13) = [{root}, 8192)"
-            )
         self.accountant = Accountant(NEIGHBOURS)
         # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
         self.centre: Selector | None = None
@@ -223,6 +237,11 @@ class PLAN:
         self.clip_count = (
             default_count if clip_count is None else check_positive_int(clip_count, "clip_count")
         )
+        if self.clip_count > MAX_CLIP_COUNT:
+            raise ParameterError(
+                f"clip_count: got {self.clip_count}; at most {MAX_CLIP_COUNT} levels (a "
+                f"clip_ratio nearer 1 needs more: use a larger one)"
+            )
         self._radius_share = r_share
         levels = Grid(0, max(1, self.clip_count - 1))
         probe = self._selector(levels, self.n, Fraction(0), r_share, "exponential")

@@ -6,21 +6,23 @@ values); proofs_notes/plan.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..accounting import Guarantee
-from ..errors import ParameterError
+from ..errors import FiniteDPError, ParameterError
 from ..jsonvalues import json_int, rational
-from ..params import exact_fraction
+from ..params import exact_fraction, short_fraction
 
 __all__ = [
     "LISTING_SHARES",
     "NEIGHBOURS",
     "PLAN_RELEASE_VERSION",
     "MeanRelease",
+    "naming_rho",
     "parse_shares",
     "parse_variance",
 ]
@@ -95,3 +97,35 @@ def parse_shares(
     if min(out[2], out[3]) <= 0 or (out[0] <= 0 and centred) or (out[1] <= 0 and not public):
         raise ParameterError("shares: every step that runs needs a positive share")
     return out
+
+
+#: PLAN's own parameters: an error naming one of them is passed on as it is.
+OWN_PARAMETERS = frozenset(
+    (
+        *("lower", "upper", "step", "d", "n", "rho", "p", "variance", "selection", "beta"),
+        *("shares", "units", "clip_ratio", "clip_count", "noise_radius", "noise_precision"),
+        *("centre", "clipped", "shares[0]", "shares[1]", "shares[2]", "shares[3]"),
+    )
+)
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def naming_rho(init: F) -> F:
+    """Errors of PLAN's inner steps (a table too small or too large for a share of
+    ``rho``) are re-raised naming ``rho``, the parameter the user can change."""
+
+    @functools.wraps(init)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            init(self, *args, **kwargs)
+        except FiniteDPError as error:
+            message = str(error)
+            if message.split(":")[0] in OWN_PARAMETERS:
+                raise
+            rho = short_fraction(exact_fraction(kwargs.get("rho"), "rho"))
+            raise type(error)(
+                f"rho: got {rho}; a step of PLAN cannot be built with its share ({message})"
+            ) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -63,7 +63,8 @@ def budget_epsilon(rho: Fraction, bounded_range: bool) -> Fraction:
     >>> budget_epsilon(Fraction(1, 8), True) < 1 <= budget_epsilon(Fraction(1, 8), True) * 2
     True
     """
-    eps = sqrt_floor((8 if bounded_range else 2) * rho)
+    x = (8 if bounded_range else 2) * rho
+    eps = sqrt_floor(x, 64 + x.denominator.bit_length())  # 64 bits below sqrt(x) however small
     return eps * (1 - Fraction(1, 1 << 20))
 
 

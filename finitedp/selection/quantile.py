@@ -58,7 +58,7 @@ __all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid", "GridQuantile"
 CLIP_BITS = 64
 
 #: The largest ``epsilon`` :meth:`ExponentialQuantile.from_epsilon` takes.
-MAX_EPSILON = 1 << 16
+MAX_EPSILON = 128
 
 #: The binary search refuses to read more randomness than this (its steps times ``bits(d)/8``).
 MAX_DRAWN_BYTES = 256 << 20
@@ -209,7 +209,9 @@ class ExponentialQuantile(GridQuantile):
             raise ParameterError(f"weights: got {weights!r}; use 'exact' or 'fixed'")
         self.table: list[int] | None = None
         if weights == "fixed":
-            precision = 2 * CLIP_BITS + self.grid.size.bit_length()
+            # beta^K is about N 2^64 beta: w(K) keeps about 64 bits (ceil(beta) for large beta)
+            top = -(-beta.numerator // beta.denominator)
+            precision = 2 * CLIP_BITS + self.grid.size.bit_length() + top.bit_length()
             require_bits(
                 precision,
                 "the quantile's weight table",
@@ -287,7 +289,7 @@ class ExponentialQuantile(GridQuantile):
         ``eps (1 - 2^-16)``-ish ``<= eps' <= eps`` (:attr:`privacy_ratio` is exact).
 
         Raises:
-            ParameterError: ``epsilon`` not a positive rational, or above 2^16.
+            ParameterError: ``epsilon`` not a positive rational, or above 128.
 
         >>> ExponentialQuantile.from_epsilon(0, 10, quantile="1/2", n=4, epsilon=1).mechanism
         ExponentialMechanism(643/390, sensitivity=1)
@@ -295,8 +297,8 @@ class ExponentialQuantile(GridQuantile):
         eps = positive_fraction(epsilon, "epsilon")
         if eps > MAX_EPSILON:
             raise ParameterError(
-                f"epsilon: got {short_fraction(eps)}; at most {MAX_EPSILON} (the quantile would "
-                f"be exact with probability above 1 - 2^-(2^15))"
+                f"epsilon: got {short_fraction(eps)}; at most {MAX_EPSILON} (the quantile is "
+                f"then exact with probability above 1 - N e^-64)"
             )
         low = exp_bounds(eps / 2, 64)[0]
         base = simplest_between(1 + (low - 1) * (1 - Fraction(1, 1 << 16)), low)
