@@ -207,6 +207,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="scaled down: a few minutes")
     parser.add_argument("--peer", help="a checkout of ChristianLebeda/PLAN-experiments")
     parser.add_argument("--runs", type=int, default=None, help="repetitions per cell")
+    parser.add_argument(
+        "--only", help="cells to run, as SET:d (for instance A:2048,C:512); default all"
+    )
     args = parser.parse_args()
     runs = args.runs or (3 if args.quick else 20)
     rhos = (
@@ -222,7 +225,10 @@ def main() -> int:
         f"{'median':>10}{'p90':>10}{'vs emp':>10}{'secs':>7}"
     )
     print(header)
+    wanted = None if args.only is None else set(args.only.split(","))
     for s in settings(args.quick):
+        if wanted is not None and f"{s.name}:{s.d}" not in wanted:
+            continue
         sig = s.sigmas()
         for rho in rhos:
             algos: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
