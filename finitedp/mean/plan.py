@@ -8,11 +8,14 @@ estimators); proofs_notes/plan.md.
 neighbours *replace one row* (a whole vector).  Four private steps, each given
 its share of ``rho`` and reported to one :class:`~finitedp.accounting.Accountant`:
 
-1. **centre** ``mu~``: each coordinate's private median (``rho_c/d`` each), a grid point;
-2. **spread** ``tau``: each coordinate's private median of ``|x_2j - x_2j+1|``
-   (``variance="gaussian"``: Section 5.7.1's ``(X - Y)^2/2`` median, by a monotone
-   map), or the private mean ``q~`` with ``sqrt((q~ - lower)(upper - q~))``
-   (``"binary"``: Alg 15 on the column sums), or public variances; regularised
+1. **centre** ``mu~``: each coordinate's private median (``rho_c/d`` each), a grid
+   point; or the grid's lower end, public (``centre="lower"``, the default for
+   binary data);
+2. **spread** ``tau``: each coordinate's private median of the level of
+   ``|x_2j - x_2j+1|`` on the geometric grid ``ceil((6/5)^k)`` (``variance=
+   "gaussian"``: Section 5.7.1's ``(X - Y)^2/2`` median, by a monotone map), or the
+   private mean ``q~`` with ``sqrt((q~ - lower)(upper - q~))`` (``"binary"``: Alg 15
+   on the column sums), or public variances, or none (``"uniform"``); regularised
    by adding the mean spread (Section 5.7.1);
 3. **clipping radius** ``C``: the ``(n - k)/n`` private quantile of the rows' norms
    after centring and scaling by ``P_i ∝ tau_i^(-2/(p+2))``, on a geometric grid,
@@ -21,10 +24,16 @@ its share of ``rho`` and reported to one :class:`~finitedp.accounting.Accountant
    (clipped where its norm exceeds ``C``), summed exactly, and the discrete
    Gaussian with ``sigma^2 = (2K)^2/(2 rho_3')`` added to each coordinate.
 
-The estimate ``mu~_i + (S_i + eta_i) C step/(K n P_i)`` is exact and rational.
-The quantiles are the exponential mechanism (bounded range: ``eps^2/8``-zCDP)
-or the binary search (``eps^2/2``); the noise is approximate zCDP at integer
-orders for an l2 shift of ``2K`` (:meth:`DiscreteGaussian.zcdp_vector`).
+The shares of ``rho`` are sized by need (:func:`.shares.shares_by_need`: the
+centre's least share that keeps every median inside its data, the spreads'
+likewise, ``1/16`` to the radius, the rest to the noise) or given
+(``LISTING_SHARES`` is Listing 5.1's).  The estimate
+``mu~_i + (S_i + eta_i) C step/(K n P_i)`` is exact and rational.  The
+per-coordinate quantiles are the exponential mechanism (bounded range:
+``eps^2/8``-zCDP), the binary search with BV counts (``eps^2/2``) or with discrete
+Gaussian counts (zCDP); the noise is approximate zCDP at integer orders for an l2
+shift of ``2K`` (:meth:`DiscreteGaussian.zcdp_vector`).  0/1 rows may be given as
+sets (:meth:`PLAN.release_sets`, :mod:`.sparse`).
 
 >>> plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16")
 >>> plan.guarantee.rho <= Fraction(1, 2), [str(s) for s in plan.shares]
