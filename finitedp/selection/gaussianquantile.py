@@ -33,7 +33,7 @@ from ..accounting import Guarantee
 from ..counting.gaussian import DiscreteGaussian
 from ..oracle import RandomSource, default_source
 from ..params import positive_fraction, probability
-from .quantile import Grid, GridQuantile, _on_grid, _sorted_indices
+from .quantile import Grid, GridQuantile, _on_grid, _sorted_indices, bisect_counts
 
 __all__ = ["GaussianBinarySearchQuantile"]
 
@@ -94,15 +94,9 @@ class GaussianBinarySearchQuantile(GridQuantile):
         data = _sorted_indices(indices, self.n, self.grid.size, presorted)
         source = rng or default_source()
         noise = self.noise.sample_many(self.steps, source)
-        low, high = 0, self.grid.size - 1
-        for z in noise:
-            mid = (low + high) >> 1
-            count = int(np.searchsorted(data, mid, side="right"))
-            if low < high:
-                if count + z >= self.rank:  # the noisy count reaches m
-                    high = mid
-                else:
-                    low = mid + 1
+        low = bisect_counts(
+            data, self.grid.size, self.steps, lambda step, count: count + noise[step] >= self.rank
+        )
         return self.grid.value(low)
 
     def rank_error(self, beta: object) -> int:

@@ -30,7 +30,7 @@ is ``max(0, below - m, m - upto)``.  Replacing one value moves ``below`` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Literal, cast
 
@@ -140,6 +140,27 @@ def _sorted_indices(indices: np.ndarray, n: int, size: int, presorted: bool = Fa
     if n and (int(data[0]) < 0 or int(data[-1]) >= size):
         raise ParameterError(f"indices: every grid index must lie in [0, {size - 1}]")
     return data
+
+
+def bisect_counts(
+    data: np.ndarray, size: int, steps: int, reaches: Callable[[int, int], bool]
+) -> int:
+    """The binary search of the noisy-count quantiles: ``steps`` steps over ``[0, size)``.
+
+    Step ``s`` asks ``reaches(s, #{x <= mid})`` (sorted ``data``) whether the noisy
+    count reaches the target rank; it is asked at every step, also once the interval
+    is a single point, so each step makes its draws whatever the answers.
+    """
+    low, high = 0, size - 1
+    for step in range(steps):
+        mid = (low + high) >> 1
+        answer = reaches(step, int(np.searchsorted(data, mid, side="right")))
+        if low < high:
+            if answer:
+                high = mid
+            else:
+                low = mid + 1
+    return low
 
 
 def _on_grid(
@@ -429,18 +450,12 @@ class BinarySearchQuantile(GridQuantile):
         """
         data = _sorted_indices(indices, self.n, self.grid.size, presorted)
         source = rng or default_source()
-        low, high = 0, self.grid.size - 1
         offset, top = self.rank - self.clip - 1, 2 * self.clip + 2
-        for _ in range(self.steps):
-            mid = (low + high) >> 1
-            count = int(np.searchsorted(data, mid, side="right"))
-            noisy = self.sampler.sample(min(max(count - offset, 0), top), source)
-            if low < high:
-                if noisy >= self.clip + 1:  # the noisy count reaches m
-                    high = mid
-                else:
-                    low = mid + 1
-        return self.grid.value(low)
+
+        def reaches(_: int, count: int) -> bool:  # the noisy count reaches m
+            return self.sampler.sample(min(max(count - offset, 0), top), source) >= self.clip + 1
+
+        return self.grid.value(bisect_counts(data, self.grid.size, self.steps, reaches))
 
     def rank_error(self, beta: object) -> int:
         """``a`` with ``Pr[rank error > a] <= beta``.
