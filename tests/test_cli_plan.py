@@ -8,20 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run
 
 from finitedp import SeededSource
-from finitedp.cli import main
 from finitedp.mean import PLAN
 
 VALUES = [(1, "0.5"), ("-1.5", 2), (0, 0), ("3/2", "-1/2"), (2, 1), (-2, "1.5")]
 INDICES = np.array([[6, 5], [1, 8], [4, 4], [7, 3], [8, 6], [0, 7]])  # grid of 1/2 on [-2, 2]
 COMMON = ["--columns", "a,b", "--bounds=-2:2", "--grid", "1/2", "--seed", "00", "--quiet"]
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run
 
 from finitedp import SeededSource
 from finitedp.checker import exact_distribution, max_privacy_ratio
-from finitedp.cli import main
 from finitedp.errors import ParameterError
 from finitedp.exactmath import compare_exp, ln_bounds
 from finitedp.registry import COLUMNS
@@ -23,12 +23,6 @@ ROWS = [("1", "0.5"), ("7", "-1"), ("3", "0"), ("3", "1"), ("10", "0.5")]
 COMMON = ["--columns", "a,b", "--bounds=0:10,-1:1", "--grid", "1,1/2", "--seed", "00", "--quiet"]
 COLUMNS_SPEC = [(0, 10, 1), (-1, 1, "1/2")]
 INDICES = [np.array([1, 7, 3, 3, 10]), np.array([3, 0, 2, 4, 3])]
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

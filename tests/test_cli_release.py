@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run
 
 from finitedp import __version__
-from finitedp.cli import main
 from finitedp.cli import release as release_command
 from finitedp.histograms.release import PartialHistogram
 from finitedp.io.universe import Utf8Universe
@@ -33,12 +33,6 @@ def require(module: str, cls: str) -> None:
     found = pytest.importorskip(f"finitedp.{module}")
     if not hasattr(found, cls):
         pytest.skip(f"finitedp.{module}.{cls} does not exist yet")
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def write_csv(path: Path, rows: list[tuple[str, int]] = ROWS) -> Path:

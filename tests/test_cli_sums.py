@@ -6,19 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_run import run
 
 from finitedp import SeededSource
 from finitedp.aggregation.vectorsum import EllipticalGaussian, ParallelotopeLaplace
-from finitedp.cli import main
 from finitedp.selection import Grid
 
 ROWS = [("1", "0.25", "x"), ("-2", "1", "y"), ("2", "3/4", "z"), ("0", "0", "w")]
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

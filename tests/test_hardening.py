@@ -16,18 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run
 
 from finitedp import PartialHistogram, ResourceLimitError
 from finitedp.cli import main
 from finitedp.errors import ParameterError
 
 ROWS = "v\n1\n2\n3\n"
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture
