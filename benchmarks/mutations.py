@@ -437,9 +437,9 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/selection/quantile.py",
-        "def release",
-        "noisy = self.sampler.sample(min(max(count - offset, 0), top), source)",
-        "noisy = self.sampler.sample(min(max(count - offset, 1), top), source)",
+        "def reaches",
+        "self.sampler.sample(min(max(count - offset, 0), top), source)",
+        "self.sampler.sample(min(max(count - offset, 1), top), source)",
         ("tests/test_selection.py",),
     ),
     Mutation(
