@@ -85,10 +85,13 @@ def settings(quick: bool) -> list[Setting]:
 # -- finitedp -------------------------------------------------------------------------------------
 
 
-def finitedp_plan(data: np.ndarray, setting: Setting, rho: Fraction, seed: int) -> np.ndarray:
+def finitedp_plan(
+    data: np.ndarray, setting: Setting, rho: Fraction, seed: int, selection: Any = None
+) -> np.ndarray:
     m = int(np.ceil(setting.universe))
     idx = np.clip(np.round((data + m) * GRID), 0, 2 * m * GRID).astype(np.int64)
-    plan = PLAN(-m, m, d=setting.d, n=setting.n, rho=rho, step=Fraction(1, GRID))
+    options = {} if selection is None else {"selection": selection}
+    plan = PLAN(-m, m, d=setting.d, n=setting.n, rho=rho, step=Fraction(1, GRID), **options)
     release = plan.release_indices(idx, SeededSource(seed.to_bytes(8, "big")))
     return np.array([float(e) for e in release.estimates])
 
@@ -210,6 +213,13 @@ def main() -> int:
     parser.add_argument(
         "--only", help="cells to run, as SET:d (for instance A:2048,C:512); default all"
     )
+    parser.add_argument(
+        "--selection",
+        action="append",
+        choices=("exponential", "binary", "gaussian"),
+        help="finitedp PLAN's per-coordinate quantiles (repeat for several rows); default its own",
+    )
+    parser.add_argument("--rhos", help="the budgets, comma-separated fractions (default per mode)")
     args = parser.parse_args()
     runs = args.runs or (3 if args.quick else 20)
     rhos = (
@@ -217,6 +227,8 @@ def main() -> int:
         if args.quick
         else [Fraction(1, 16), Fraction(1, 8), Fraction(1, 4), Fraction(1, 2), Fraction(1)]
     )
+    if args.rhos:
+        rhos = [Fraction(r) for r in args.rhos.split(",")]
     peer = Peer(args.peer) if args.peer else None
     gen = np.random.default_rng(2026)
     print(f"runs per cell: {runs}; errors are l2 against the true mean (median / 90th pct)")
@@ -231,8 +243,11 @@ def main() -> int:
             continue
         sig = s.sigmas()
         for rho in rhos:
-            algos: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
-                "finitedp PLAN": lambda x, r, s=s, rho=rho: finitedp_plan(x, s, rho, r),
+            algos: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {}
+            for sel in args.selection or [None]:
+                name = "finitedp PLAN" if sel is None else f"finitedp PLAN ({sel})"
+                algos[name] = lambda x, r, s=s, rho=rho, sel=sel: finitedp_plan(x, s, rho, r, sel)
+            algos |= {
                 "Gaussian mechanism": lambda x, r, s=s, rho=rho: gaussian_mechanism(
                     x, s, float(rho), gen
                 ),
@@ -271,8 +286,9 @@ def main() -> int:
                     f"{np.median(true_err):>10.4g}{np.percentile(true_err, 90):>10.4g}"
                     f"{np.median(emp_err):>10.4g}{seconds[name] / runs:>7.2f}"
                 )
+            ours = next(k for k in medians if k.startswith("finitedp PLAN"))
             if "IOME" in medians:
-                ratio = medians["IOME"] / medians["finitedp PLAN"]
+                ratio = medians["IOME"] / medians[ours]
                 corrected = medians["IOME"] / medians["authors PLAN (corrected)"]
                 print(
                     f"{'':<28}IOME / finitedp PLAN = {ratio:.3g}; "

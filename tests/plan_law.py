@@ -28,6 +28,7 @@ import numpy as np
 
 from finitedp.checker import exact_distribution
 from finitedp.mean.plan import LISTING_SHARES, PLAN
+from finitedp.mean.rounds import nearest_indices
 from finitedp.mean.scaling import clipped_sum, integer_scales, level_of, norm_bounds
 
 Outcome = tuple[tuple[int, ...], tuple[Fraction, ...], int]
@@ -171,3 +172,44 @@ def neighbours(datasets: list[tuple[tuple[int, ...], ...]]) -> Iterator[tuple[in
         for j, b in enumerate(datasets):
             if i != j and sum(x != y for x, y in zip(a, b, strict=True)) == 1:
                 yield i, j
+
+
+def two_rounds_law(
+    plan: PLAN, rows: np.ndarray
+) -> dict[tuple[object, ...], tuple[Fraction, tuple[int, ...]]]:
+    """With ``rounds = 2``: ``(m, tau, l_1, o_1, l_2) -> (probability, S_2)``.
+
+    The first round's noisy sums ``o_1 = S_1 + eta_1`` are released (its estimate is a
+    function of them) and fix the second round's centre, so they are part of the
+    outcome; the second round's noise is the one :func:`hockey_stick` sums out.
+    """
+    assert plan.rounds == 2
+    pmf, radius = plan.noise.pmf(), plan.noise.radius
+    step, units, n = plan.grid.step, plan.units, plan.n
+    out: dict[tuple[object, ...], tuple[Fraction, tuple[int, ...]]] = {}
+    laws: dict[tuple[int, ...], dict[object, Fraction]] = {}
+    for (centre, tau, l1), (p, sums) in steps_law(plan, rows).items():
+        scales = integer_scales(list(tau), plan.p, plan.span)
+        levels = plan.levels(scales)
+        for eta in itertools.product(range(-radius, radius + 1), repeat=plan.d):
+            pz = p
+            for z in eta:
+                pz *= pmf[z]
+            noisy = tuple(s + z for s, z in zip(sums, eta, strict=True))
+            estimates = [
+                plan.grid.value(m) + Fraction(o * levels[l1], units * n * scale) * step
+                for m, o, scale in zip(centre, noisy, scales, strict=True)
+            ]
+            second = nearest_indices(plan.grid, estimates)
+            w = plan.scaled(rows, second, scales)
+            bounds = norm_bounds(w)
+            ranks = level_of(bounds, levels)
+            key = tuple(int(r) for r in ranks)
+            if key not in laws:
+                laws[key] = exact_distribution(
+                    lambda rng, ranks=ranks: int(plan.radius.release_indices(ranks, rng))
+                )
+            for l2, pl in laws[key].items():
+                total = clipped_sum(w, bounds, levels[int(l2)], units)  # type: ignore[call-overload]
+                out[(centre, tau, l1, noisy, l2)] = (pz * pl, tuple(total.tolist()))
+    return out

@@ -17,6 +17,7 @@ from finitedp.errors import FloatParameterError, ParameterError
 from finitedp.exactmath import exp_bounds
 from finitedp.mean import PLAN, MeanRelease
 from finitedp.mean.plan import LISTING_SHARES, NEIGHBOURS
+from finitedp.mean.rounds import REPAIR_ROUNDS
 from finitedp.mean.scaling import (
     SCALE_BITS,
     budget_epsilon,
@@ -274,9 +275,9 @@ def test_bad_rows_are_refused_by_name() -> None:
 
 def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data() -> None:
     """Issue 28: Listing's rho/16 loses the centre at d = 512, n = 4000, rho = 1/16."""
-    plan = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16")
+    plan = PLAN(-566, 566, d=512, n=4000, rho="1/8", step="1/16")
     share = plan.shares[0]
-    assert share == Fraction(25, 64) and share.denominator <= 256
+    assert share == Fraction(25, 128) and plan.rounds == 1
     inside = 1999  # rank error below min(m, n - 1 - m): strictly between min and max
     assert plan.centre_bound is not None and plan.centre_bound < inside
     below = plan._rank_error("centre", share - Fraction(1, 256))
@@ -285,13 +286,30 @@ def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data()
     assert plan.variance_kind == "uniform" and plan.shares[1:] == (
         0,
         Fraction(1, 16),
-        Fraction(35, 64),
+        Fraction(95, 128),
     )
     assert len(plan.accountant.steps) == 3
-    # where even half the budget cannot place it, the share stops at 1/2 and says so
-    hopeless = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16")
-    assert hopeless.shares[0] == Fraction(1, 2)
-    assert hopeless.centre_bound is not None and hopeless.centre_bound >= inside
+    # at rho = 1/16 placing every centre needs 25/64 > 1/4: the centre gets 1/16 and
+    # REPAIR_ROUNDS rounds repair it; a single round asked for buys it at 25/64
+    costly = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16")
+    assert (
+        (costly.shares[0], costly.rounds)
+        == (Fraction(1, 16), REPAIR_ROUNDS)
+        == (
+            Fraction(1, 16),
+            8,
+        )
+    )
+    assert costly.centre_bound is not None and costly.centre_bound >= inside
+    bought = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16", rounds=1)
+    assert (bought.shares[0], bought.rounds) == (Fraction(25, 64), 1)
+    assert bought.centre_bound is not None and bought.centre_bound < inside
+    assert (bought._rank_error("centre", Fraction(25, 64) - Fraction(1, 256)) or inside) >= inside
+    assert (bought._rank_error("centre", Fraction(1, 4)) or inside) >= inside
+    # where even half the budget cannot place it, one round takes 1/2 and says so
+    alone = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", rounds=1)
+    assert (alone.shares[0], alone.rounds) == (Fraction(1, 2), 1)
+    assert alone.centre_bound is not None and alone.centre_bound >= inside
 
 
 def test_the_spread_share_is_the_least_that_keeps_every_spread_inside_its_gaps() -> None:
@@ -376,14 +394,15 @@ def test_binary_means_are_clamped_at_d_to_the_minus_two_fifths() -> None:
     st.integers(1, 12),
     st.integers(0, 2**32),
     st.sampled_from(["binary", "gaussian"]),
+    st.integers(1, 3),
 )
 def test_sets_give_the_dense_release_draw_for_draw(
-    n: int, d: int, seed: int, variance: str
+    n: int, d: int, seed: int, variance: str, rounds: int
 ) -> None:
     gen = np.random.default_rng(seed)
     dense = (gen.uniform(size=(n, d)) < gen.uniform(0, 1, d)).astype(np.int64)
     sets = [np.nonzero(row)[0].tolist() for row in dense]
-    plan = PLAN(0, 1, d=d, n=n, rho=2, variance=variance, p=1)  # type: ignore[arg-type]
+    plan = PLAN(0, 1, d=d, n=n, rho=2, variance=variance, p=1, rounds=rounds)  # type: ignore[arg-type]
     source = seed.to_bytes(8, "big")
     dense_tape, sparse_tape = (
         RecordingSource(SeededSource(source)),

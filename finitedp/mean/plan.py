@@ -22,7 +22,10 @@ its share of ``rho`` and reported to one :class:`~finitedp.accounting.Accountant
    ``k = ceil(sqrt(n)) + `` the quantile's rank error at ``beta/3``;
 4. **noise**: every row scaled to ``||v_j||_2 <= K`` grid units of ``C/K``
    (clipped where its norm exceeds ``C``), summed exactly, and the discrete
-   Gaussian with ``sigma^2 = (2K)^2/(2 rho_3')`` added to each coordinate.
+   Gaussian with ``sigma^2 = (2K)^2/(2 rho_3')`` added to each coordinate;
+5. **repair rounds** (``rounds = R > 1``): steps 3-4 again around the estimate so
+   far, each with ``1/R`` of their shares, the estimates combined by inverse
+   variance (:mod:`.rounds`); the default where the centre cannot be placed.
 
 The shares of ``rho`` are sized by need (:func:`.shares.shares_by_need`: the
 centre's least share that keeps every median inside its data, the spreads'
@@ -56,8 +59,7 @@ from ..counting.gaussian import DiscreteGaussian
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, exact_fraction, positive_fraction, probability
-from ..selection.gaussianquantile import GaussianBinarySearchQuantile
-from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile, Grid
+from ..selection.quantile import ExponentialQuantile, Grid
 from .release import (
     LISTING_SHARES,
     NEIGHBOURS,
@@ -67,9 +69,9 @@ from .release import (
     parse_shares,
     parse_variance,
 )
+from .rounds import MAX_ROUNDS, Round, combine, nearest_indices
 from .scaling import (
     SCALE_BITS,
-    budget_epsilon,
     clip_levels,
     clipped_sum,
     integer_scales,
@@ -77,7 +79,7 @@ from .scaling import (
     norm_bounds,
     sqrt_floor,
 )
-from .shares import rank_error, shares_by_need
+from .shares import Selector, rank_error, selector, shares_by_need
 from .sparse import release_sets
 
 __all__ = ["LISTING_SHARES", "NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
@@ -97,8 +99,6 @@ MAX_CLIP_COUNT = 1 << 16
 #: Columns sorted at once for the quantiles, and rows scaled at once: memory per block.
 COLUMN_BLOCK = 256
 ROW_BLOCK = 4096
-
-Selector = ExponentialQuantile | BinarySearchQuantile | GaussianBinarySearchQuantile
 
 
 class PLAN:
@@ -134,6 +134,10 @@ class PLAN:
         clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
             many levels as reach 1 unit).
         noise_radius, noise_precision: the discrete Gaussian's table (defaults: its own).
+        rounds: ``R``, how many times steps 3-4 run (each recentred on the estimate so
+            far, :mod:`.rounds`; at most ``MAX_ROUNDS``); by default 1, or
+            ``REPAIR_ROUNDS`` where no centre share up to 1/2 keeps every median inside
+            its data (:func:`.shares.shares_by_need`).
 
     Raises:
         ParameterError: any parameter out of range, named.
@@ -161,6 +165,7 @@ class PLAN:
         clip_count: object = None,
         noise_radius: object = None,
         noise_precision: object = None,
+        rounds: object = None,
     ) -> None:
         self.grid = Grid(lower, upper, step)
         self.d = check_positive_int(d, "d")
@@ -210,12 +215,15 @@ class PLAN:
             self.gap_levels.append(-(-power.numerator // power.denominator))
         self._gap_grid = Grid(0, max(1, len(self.gap_levels) - 1))
         public = self._public is not None
-        self.shares = (
-            parse_shares(shares, public, self.centred)
-            if shares is not None
-            else shares_by_need(self, public)
-        )
+        asked = None if rounds is None else check_positive_int(rounds, "rounds")
+        if asked is not None and asked > MAX_ROUNDS:
+            raise ParameterError(f"rounds: got {asked}; PLAN takes 1 to {MAX_ROUNDS} rounds")
+        if shares is not None:
+            self.shares, self.rounds = parse_shares(shares, public, self.centred), asked or 1
+        else:
+            self.shares, self.rounds = shares_by_need(self, public, asked)
         c_share, v_share, r_share, noise_share = (s * self.rho for s in self.shares)
+        r_share, noise_share = r_share / self.rounds, noise_share / self.rounds
         self.accountant = Accountant(NEIGHBOURS)
         # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
         self.centre: Selector | None = None
@@ -263,7 +271,9 @@ class PLAN:
             self.clipped = max(self.clipped, self.n // 10)
         quantile = Fraction(self.n - self.clipped, self.n)
         self.radius = self._selector(levels, self.n, quantile, r_share, "exponential")
-        self.accountant.add(self.radius.guarantee("clipping radius (quantile of norms)"))
+        self.accountant.add(
+            self.radius.guarantee("clipping radius (quantile of norms)"), self.rounds
+        )
         # 4. the noise: l2 sensitivity 2K units.
         guarded = noise_share * (1 - Fraction(1, 1 << NOISE_GUARD))
         self.noise = DiscreteGaussian.from_variance(
@@ -271,7 +281,9 @@ class PLAN:
             radius=noise_radius,
             precision=noise_precision,
         )
-        self.accountant.add(self.noise.zcdp_vector(2 * self.units, self.d, "noise (l2 2K)"))
+        self.accountant.add(
+            self.noise.zcdp_vector(2 * self.units, self.d, "noise (l2 2K)"), self.rounds
+        )
         total = self.accountant.total()
         if total.rho is None or total.rho > self.rho:
             raise ParameterError(
@@ -282,27 +294,8 @@ class PLAN:
     def _selector(
         self, grid: Grid, n: int, quantile: Fraction, rho: Fraction, kind: str | None = None
     ) -> Selector:
-        """The quantile mechanism with zCDP at most ``rho`` (exponential: ``eps^2/8``)."""
-        kind = kind or self.selection
-        if kind == "gaussian":
-            return GaussianBinarySearchQuantile(
-                grid.lower, grid.upper, quantile=quantile, n=n, rho=rho, step=grid.step
-            )
-        bounded = kind == "exponential"
-        eps = budget_epsilon(rho, bounded)
-        if bounded:
-            return ExponentialQuantile.from_epsilon(
-                grid.lower,
-                grid.upper,
-                quantile=quantile,
-                n=n,
-                epsilon=eps,
-                step=grid.step,
-                weights="fixed",
-            )
-        return BinarySearchQuantile(
-            grid.lower, grid.upper, quantile=quantile, n=n, epsilon=eps, step=grid.step
-        )
+        """The quantile mechanism with zCDP at most ``rho`` (:func:`.shares.selector`)."""
+        return selector(kind or self.selection, grid, n, quantile, rho)
 
     def _rank_error(self, step: str, share: Fraction) -> int | None:
         return rank_error(self, step, share)
@@ -420,41 +413,52 @@ class PLAN:
         scales = integer_scales(tau, self.p, self.span)
         # Rows a block at a time: memory follows the block, not n x d int64.
         blocks = [slice(s, s + ROW_BLOCK) for s in range(0, self.n, ROW_BLOCK)]
-        bounds: list[int] = []
-        for rows_ in blocks:
-            bounds += norm_bounds(self.scaled(data[rows_], centre, scales))
         levels = self.levels(scales)
-        chosen = int(self.radius.release_indices(level_of(bounds, levels), source))
-        radius = levels[chosen]
-        total = np.zeros(self.d, dtype=np.int64)
-        for rows_ in blocks:
-            w = self.scaled(data[rows_], centre, scales)
-            total += clipped_sum(w, bounds[rows_], radius, self.units)
-        return self.finish(centre, scales, radius, total.tolist(), source)
 
-    def finish(
+        def clip(centre: list[int]) -> tuple[int, list[int]]:
+            bounds: list[int] = []
+            for rows_ in blocks:
+                bounds += norm_bounds(self.scaled(data[rows_], centre, scales))
+            chosen = int(self.radius.release_indices(level_of(bounds, levels), source))
+            radius = levels[chosen]
+            total = np.zeros(self.d, dtype=np.int64)
+            for rows_ in blocks:
+                w = self.scaled(data[rows_], centre, scales)
+                total += clipped_sum(w, bounds[rows_], radius, self.units)
+            return radius, total.tolist()
+
+        return self.run_rounds(centre, scales, clip, source)
+
+    def run_rounds(
         self,
         centre: list[int],
         scales: list[int],
-        radius: int,
-        sums: list[int],
+        clip: Callable[[list[int]], tuple[int, list[int]]],
         rng: RandomSource,
     ) -> MeanRelease:
-        """Step 4's noise on the clipped sums, and the estimate: ``d`` draws."""
-        noise = self.noise.sample_many(self.d, rng)
-        step = self.grid.step
-        estimates = tuple(
-            self.grid.value(m) + Fraction((s + z) * radius, self.units * self.n * scale) * step
-            for m, s, z, scale in zip(centre, sums, noise, scales, strict=True)
-        )
+        """Steps 3-4, ``R`` times: ``clip(centre)`` draws the radius and gives the clipped
+        sums; the noise (``d`` draws) makes the round's estimate; the next round is
+        centred on the grid point nearest the estimates so far (:mod:`.rounds`)."""
+        step, done = self.grid.step, []
+        for _ in range(self.rounds):
+            radius, sums = clip(centre)
+            noise = self.noise.sample_many(self.d, rng)
+            estimates = tuple(
+                self.grid.value(m) + Fraction((s + z) * radius, self.units * self.n * scale) * step
+                for m, s, z, scale in zip(centre, sums, noise, scales, strict=True)
+            )
+            values = tuple(self.grid.value(m) for m in centre)
+            done.append(Round(values, radius, estimates))
+            centre = nearest_indices(self.grid, combine(done))
         return MeanRelease(
             self.n,
-            estimates,
-            tuple(self.grid.value(m) for m in centre),
+            combine(done),
+            done[0].centre,
             tuple(scales),
-            radius,
+            done[-1].radius,
             self.units,
             self.guarantee,
+            rounds=tuple(done) if len(done) > 1 else (),
         )
 
     def release_sets(
@@ -484,7 +488,8 @@ class PLAN:
 
     @property
     def max_oracle_calls(self) -> int:
-        """The draws of one release, whatever the data: quantiles' draws plus ``d`` noise draws."""
+        """The draws of one release, whatever the data: the quantiles' draws, then per
+        round the radius' draws and ``d`` noise draws."""
 
         def calls(selector: Selector) -> int:
             return 1 if isinstance(selector, ExponentialQuantile) else selector.max_oracle_calls
@@ -495,4 +500,4 @@ class PLAN:
         elif self.spread is not None:
             spread = self.d
         centre = 0 if self.centre is None else self.d * calls(self.centre)
-        return centre + spread + calls(self.radius) + self.d
+        return centre + spread + self.rounds * (calls(self.radius) + self.d)

@@ -16,6 +16,7 @@ from ..accounting import Guarantee
 from ..errors import FiniteDPError, ParameterError
 from ..jsonvalues import json_int, rational
 from ..params import exact_fraction, short_fraction
+from .rounds import Round
 
 __all__ = [
     "LISTING_SHARES",
@@ -51,10 +52,14 @@ class MeanRelease:
     guarantee: Guarantee
     neighbours: str = NEIGHBOURS
     version: int = PLAN_RELEASE_VERSION
+    #: With repair rounds, each round's centre, clipping radius and estimates
+    #: (``centre`` is the first's, ``radius`` the last's, ``estimates`` their
+    #: inverse-variance mean, :func:`.rounds.combine`).
+    rounds: tuple[Round, ...] = ()
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready: rationals as ``"a/b"`` strings, integers above ``2^53`` as strings."""
-        return {
+        out: dict[str, Any] = {
             "version": self.version,
             "type": "plan-mean",
             "neighbours": self.neighbours,
@@ -66,6 +71,16 @@ class MeanRelease:
             "units": json_int(self.units),
             "guarantee": self.guarantee.to_json_dict(),
         }
+        if self.rounds:
+            out["rounds"] = [
+                {
+                    "centre": [rational(c) for c in r.centre],
+                    "clip_radius": json_int(r.radius),
+                    "estimates": [rational(e) for e in r.estimates],
+                }
+                for r in self.rounds
+            ]
+        return out
 
 
 def parse_variance(
@@ -104,7 +119,7 @@ OWN_PARAMETERS = frozenset(
     (
         *("lower", "upper", "step", "d", "n", "rho", "p", "variance", "selection", "beta"),
         *("shares", "units", "clip_ratio", "clip_count", "noise_radius", "noise_precision"),
-        *("centre", "clipped", "shares[0]", "shares[1]", "shares[2]", "shares[3]"),
+        *("centre", "clipped", "shares[0]", "shares[1]", "shares[2]", "shares[3]", "rounds"),
     )
 )
 

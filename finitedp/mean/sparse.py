@@ -79,27 +79,31 @@ def release_sets(plan: PLAN, sets: Sequence[Sequence[int]], rng: RandomSource) -
         rng,
     )
     scales = integer_scales(tau, plan.p, plan.span)
-    m = np.array(centre, dtype=np.int64)
     p = np.array(scales, dtype=np.int64)
-    absent, present = -m * p, (1 - m) * p  # each coordinate's w for a 0 and for a 1
-    base = sum(int(a) * int(a) for a in absent.tolist())
-    delta = [int(b) * int(b) - int(a) * int(a) for a, b in zip(absent, present, strict=True)]
-    bounds = [ceil_sqrt(base + sum(delta[i] for i in row.tolist())) for row in rows]
     levels = plan.levels(scales)
-    radius = levels[int(plan.radius.release_indices(level_of(bounds, levels), rng))]
     units = plan.units
     c = isqrt(d - 1) + 1 if d > 1 else 1
-    kept = np.zeros(d, dtype=np.int64)  # the ones of the rows that are not clipped
-    total = np.zeros(d, dtype=np.int64)
-    unclipped = 0
-    for row, bound in zip(rows, bounds, strict=True):
-        if 2 * bound * units <= radius * (2 * units - c):
-            unclipped += 1
-            kept[row] += 1
-        else:
-            w = absent.copy()
-            w[row] = present[row]
-            total += _rounded(w, 2 * units - c, 2 * bound)
-    low, high = _rounded(absent, units, radius), _rounded(present, units, radius)
-    total += (unclipped - kept) * low + kept * high
-    return plan.finish(centre, scales, radius, total.tolist(), rng)
+
+    def clip(centre: list[int]) -> tuple[int, list[int]]:
+        m = np.array(centre, dtype=np.int64)
+        absent, present = -m * p, (1 - m) * p  # each coordinate's w for a 0 and for a 1
+        base = sum(int(a) * int(a) for a in absent.tolist())
+        delta = [int(b) * int(b) - int(a) * int(a) for a, b in zip(absent, present, strict=True)]
+        bounds = [ceil_sqrt(base + sum(delta[i] for i in row.tolist())) for row in rows]
+        radius = levels[int(plan.radius.release_indices(level_of(bounds, levels), rng))]
+        kept = np.zeros(d, dtype=np.int64)  # the ones of the rows that are not clipped
+        total = np.zeros(d, dtype=np.int64)
+        unclipped = 0
+        for row, bound in zip(rows, bounds, strict=True):
+            if 2 * bound * units <= radius * (2 * units - c):
+                unclipped += 1
+                kept[row] += 1
+            else:
+                w = absent.copy()
+                w[row] = present[row]
+                total += _rounded(w, 2 * units - c, 2 * bound)
+        low, high = _rounded(absent, units, radius), _rounded(present, units, radius)
+        total += (unclipped - kept) * low + kept * high
+        return radius, total.tolist()
+
+    return plan.run_rounds(centre, scales, clip, rng)

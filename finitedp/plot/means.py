@@ -5,7 +5,9 @@ Paper: Lebeda thesis Figure 5.1 (d), the private mean; Alg 17 Line 8 for the sca
 Coordinate ``i``'s noise is the discrete Gaussian of variance ``sigma^2`` (the
 document's ``accuracy.noise_sigma2_units``) in units of ``C/K``, then divided by
 ``n P_i`` and multiplied by the grid step: its standard deviation in the data's
-units is ``sigma C step/(K n P_i)``.  The bars are ``+-2`` of those (about 95 %
+units is ``sigma C step/(K n P_i)``; with repair rounds (a ``rounds`` list, whose
+estimates are combined by inverse variance) ``C^2`` becomes ``1/sum_t C_t^-2``, folded
+into ``sigma2`` here.  The bars are ``+-2`` of those (about 95 %
 of the noise alone; clipping's bias is not in them, as the document says).
 Everything is read from the document as exact fractions and converted to floats
 only to be drawn.
@@ -17,6 +19,9 @@ only to be drawn.
 >>> series = mean_series(doc, "doc")
 >>> series.names, series.estimates, series.deviations     # 8 * (1/2) / (2 * 4 * P_i)
 (('a', 'b'), (Fraction(1, 2), Fraction(-3, 1)), (Fraction(1, 4), Fraction(1, 2)))
+>>> doc["release"]["rounds"] = [{"clip_radius": 16}, {"clip_radius": 8}]
+>>> mean_series(doc, "doc").sigma2                          # 4 / (64 (1/256 + 1/64))
+Fraction(16, 5)
 """
 
 from __future__ import annotations
@@ -69,6 +74,12 @@ def mean_series(document: Any, name: str) -> MeanSeries:
     sigma2 = exact_fraction(
         _field(_field(document, "accuracy", name), "noise_sigma2_units", name), "sigma2"
     )
+    if "rounds" in release:  # the rounds' inverse-variance mean: C^2 becomes 1/sum_t C_t^-2
+        rounds = release["rounds"]
+        radii = [int(_field(r, "clip_radius", name)) for r in rounds] if rounds else []
+        if not isinstance(rounds, list) or not radii or min(radii) <= 0 or radius <= 0:
+            raise ParameterError(f"{name}: rounds: a list of rounds with positive clip_radius")
+        sigma2 /= radius * radius * sum((Fraction(1, r * r) for r in radii), Fraction(0))
     steps = [exact_fraction(_field(c, "step", name), "step") for c in columns]
     deviations = tuple(
         Fraction(radius, units * n * scale) * step

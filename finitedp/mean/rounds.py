@@ -1,0 +1,88 @@
+"""PLAN's repair rounds: the clip-and-noise step run again around the estimate so far.
+
+Paper: Lebeda thesis Alg 17 Lines 5-8 (one round), repeated as in Biswas, Dong,
+Kamath & Ullman 2020 (CoinPress: each private mean recentres the next clipping);
+issue 28; proofs_notes/plan.md, "Repair rounds".
+
+Why: the coordinate-wise centre (Line 3) spends ``rho_c/d`` per coordinate.  When
+``d`` is large and ``rho`` small, a few coordinates' medians land far outside their
+data (the failure mass of any quantile over a long grid), the norms grow with
+them, and one clipping radius ``C`` large enough to keep the rows makes noise
+that swamps the estimate.  A round's estimate corrects the centre (its error is
+the noise's, ``O(C sqrt(d)/(n sqrt(rho_t)))``, not the centre's), so the next
+round clips around a centre a factor ``n sqrt(rho_t)/sqrt(d)`` closer and finds
+a smaller ``C``.
+
+Privacy: round ``t``'s centre is a function of earlier releases only (public), and
+the round is Alg 17's radius quantile and Gaussian noise with its own share; the
+accountant composes ``R`` rounds.  The estimates of all rounds are combined by
+inverse variance (:func:`combine`), a function of the releases: when the first
+centre was already good the rounds' noises average out and little budget is lost
+(only the radius quantiles' shares).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..selection.quantile import Grid
+
+__all__ = ["MAX_ROUNDS", "REPAIR_ROUNDS", "Round", "combine", "nearest_indices"]
+
+#: The most rounds PLAN takes (each a radius quantile and ``d`` noise draws).
+MAX_ROUNDS = 16
+
+#: Rounds by default when no centre share up to 1/4 keeps every median inside its
+#: data (:func:`.shares.shares_by_need`).  Each round shrinks the centre's error by
+#: about ``n sqrt(rho_t)/sqrt(d)``, and the inverse-variance mean loses little to
+#: the early rounds: at the thesis' n = 4000, d = 2048, rho = 1/16 (Gaussian A),
+#: four rounds gave an l2 error of 16, six 5.9, eight 4.9 (IOME: 11.2;
+#: benchmarks/plan_experiments.py).
+REPAIR_ROUNDS = 8
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round's public outputs: its centre (grid values), radius ``C_t`` and estimates."""
+
+    centre: tuple[Fraction, ...]
+    radius: int
+    estimates: tuple[Fraction, ...]
+
+
+def combine(rounds: Sequence[Round]) -> tuple[Fraction, ...]:
+    """The inverse-variance mean of the rounds' estimates: weights ``1/C_t^2``.
+
+    Every round has the same noise share, so round ``t``'s noise on coordinate ``i``
+    has variance ``sigma^2 (C_t step/(K n P_i))^2``: proportional to ``C_t^2`` with a
+    factor common to all rounds.  One round is returned as it is.
+
+    >>> zero = (Fraction(0),)
+    >>> combine([Round(zero, 2, (Fraction(1),)), Round(zero, 1, (Fraction(2),))])
+    (Fraction(9, 5),)
+    """
+    if len(rounds) == 1:
+        return rounds[0].estimates
+    weights = [Fraction(1, r.radius * r.radius) for r in rounds]
+    total = sum(weights, Fraction(0))
+    return tuple(
+        sum((w * e for w, e in zip(weights, column, strict=True)), Fraction(0)) / total
+        for column in zip(*(r.estimates for r in rounds), strict=True)
+    )
+
+
+def nearest_indices(grid: Grid, estimates: Sequence[Fraction]) -> list[int]:
+    """Each estimate's nearest grid index (halves up), clamped to the grid: the next centre.
+
+    >>> nearest_indices(Grid(-1, 1, "1/2"), [Fraction(-3), Fraction(1, 5), Fraction(1, 4)])
+    [0, 2, 3]
+    """
+    span = grid.size - 1
+    out = []
+    for e in estimates:
+        position = (e - grid.lower) / grid.step + Fraction(1, 2)
+        index = position.numerator // position.denominator
+        out.append(min(max(index, 0), span))
+    return out
