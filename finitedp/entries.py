@@ -33,6 +33,7 @@ __all__ = [
     "NOISE",
     "P_OPTION",
     "AuditTarget",
+    "BasketMechanism",
     "ColumnEntry",
     "ColumnMechanism",
     "ColumnOutcome",
@@ -275,6 +276,15 @@ class ColumnMechanism(Protocol):
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome: ...
 
 
+class BasketMechanism(ColumnMechanism, Protocol):
+    """A column mechanism that also takes 0/1 rows as the sets of their 1s (``--format
+    baskets``): ``sets[j]`` is row ``j``'s sorted ``int64`` array of column indices."""
+
+    def release_from_sets(
+        self, sets: list[Any], rng: RandomSource | None = None
+    ) -> ColumnOutcome: ...
+
+
 @dataclass(frozen=True)
 class ColumnEntry:
     """A user-level mechanism over numeric columns on public grids (``--columns``).
@@ -292,6 +302,8 @@ class ColumnEntry:
         reads: what the mechanism's ``release_from`` gets: ``"sums"``, each column's
             sum in grid units (``list[int]``), or ``"values"``, each column's grid
             indices in file order (``list[numpy.ndarray]`` of ``int64``).
+        baskets: whether it reads basket files (``--format baskets``: 0/1 rows given as
+            the sets of their 1s); its mechanism is then a :class:`BasketMechanism`.
     """
 
     name: str
@@ -305,6 +317,7 @@ class ColumnEntry:
     ]
     options: tuple[Option, ...] = ()
     reads: Literal["sums", "values"] = "sums"
+    baskets: bool = False
 
 
 # -- helpers for writing vector kinds --------------------------------------------------

@@ -1,7 +1,9 @@
 """``finitedp release --mechanism NAME --columns ...``: a mechanism over numeric columns.
 
 Reads the declared columns of a CSV or Parquet file exactly (:mod:`finitedp.io.numeric`),
-as sums in grid units or as each column's values (what the entry ``reads``), runs
+as sums in grid units or as each column's values (what the entry ``reads``), or a
+basket file's 0/1 rows as sets (``--format baskets --items D``, :mod:`finitedp.io.baskets`,
+for the entries that read baskets), runs
 an entry of :data:`finitedp.registry.COLUMNS` and writes the release with its
 guarantee (composed by the accountant), the neighbour relation, and the
 mechanism's own accuracy statement.  Nothing is written on an input error.
@@ -11,13 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 from .. import __version__
-from ..entries import ColumnEntry, Option
+from ..entries import BasketMechanism, ColumnEntry, Option
 from ..errors import FiniteDPError, ParameterError
+from ..io.baskets import MAX_ITEMS, read_baskets
 from ..io.files import STDOUT, check_out, input_format, write_atomically
-from ..io.numeric import parse_columns, read_column_sums, read_column_values
+from ..io.numeric import NumericColumn, parse_columns, read_column_sums, read_column_values
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import opened_input
 from ..jsonvalues import json_int, rational
@@ -32,7 +36,7 @@ __all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "relea
 AT_DELTA = "1/1000000"
 
 #: Flags only the column mechanisms take, and flags only the histogram mechanisms take.
-COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp")
+COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp", "items")
 HISTOGRAM_ONLY = ("column", "universe", "value_column", "value_bound", "value_step")
 
 
@@ -81,7 +85,31 @@ def _check(args: argparse.Namespace, entry: ColumnEntry) -> dict[str, str | None
                 raise ParameterError(f"{option.flag}: got {value}; use a positive integer")
         options[option.name] = value
     options["beta"] = args.beta  # every entry may use it (the accuracy statements' beta)
+    options["format"] = "baskets" if args.format == "baskets" else None
     return options
+
+
+def _basket_columns(args: argparse.Namespace, entry: ColumnEntry) -> list[NumericColumn]:
+    """``--items D`` 0/1 columns named ``0`` to ``D - 1``, checked against the other flags."""
+    if not entry.baskets:
+        readers = [e.name for e in COLUMNS.values() if e.baskets]
+        raise ParameterError(
+            f"--format baskets: {entry.name} reads numeric columns; basket files are read only "
+            f"by {', '.join(readers)}"
+        )
+    for name in ("columns", "bounds", "grid", "clamp"):
+        if getattr(args, name) is not None:
+            raise ParameterError(
+                f"--{name}: a basket file has no named columns; its 0/1 columns are the item "
+                f"ids 0 to --items - 1"
+            )
+    if args.items is None:
+        raise ParameterError("--items: --format baskets needs it (the public number of items d)")
+    items = exact_fraction(args.items, "--items")
+    if items.denominator != 1 or not 1 <= items <= MAX_ITEMS:
+        raise ParameterError(f"--items: got {args.items}; use an integer in [1, {MAX_ITEMS}]")
+    zero, one = Fraction(0), Fraction(1)
+    return [NumericColumn(str(i), zero, one, one) for i in range(int(items))]
 
 
 def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
@@ -91,7 +119,13 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         FiniteDPError: any input error; the message names the flag, file, line and column.
     """
     options = _check(args, entry)
-    columns = parse_columns(args.columns, args.bounds, args.grid)
+    baskets = args.format == "baskets"
+    if baskets:
+        columns = _basket_columns(args, entry)
+    elif args.items is not None:
+        raise ParameterError(f"--items: got {args.items}; it goes with --format baskets")
+    else:
+        columns = parse_columns(args.columns, args.bounds, args.grid)
     rng: RandomSource = default_source() if args.seed is None else SeededSource(args.seed)
     check_out(args.out, args.input)
     to_stdout = args.out in (None, STDOUT)
@@ -104,7 +138,11 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         progress.phase(f"reading {source.name}")
         clamp = bool(args.clamp)
         reader = read_column_values if entry.reads == "values" else read_column_sums
-        n, data = reader(source, columns, progress, clamp)
+        n, data = (
+            read_baskets(source, len(columns), progress)
+            if baskets
+            else reader(source, columns, progress, clamp)
+        )
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         progress.phase(f"building {entry.name} for n = {n}, d = {len(columns)}")
@@ -115,7 +153,11 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         except FiniteDPError as error:
             raise type(error)(_flagged(str(error), [*options, entry.budget])) from None
         progress.phase(f"releasing with {entry.name}")
-        outcome = built.release_from(data, rng)
+        outcome = (
+            cast(BasketMechanism, built).release_from_sets(data, rng)
+            if baskets
+            else built.release_from(data, rng)
+        )
         document: dict[str, Any] = {
             "finitedp": __version__,
             "mechanism": entry.name,

@@ -31,6 +31,7 @@ from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction
 from ..registry import (
     COLUMNS,
+    DEFAULT_CHOICES,
     DENSE_DEFAULT_LIMIT,
     MECHANISMS,
     READERS,
@@ -50,6 +51,8 @@ _FLAG_OF = {
     "epsilon": "--epsilon",
     "delta": "--delta",
     "counter": "--counter",
+    "value_bound": "--value-bound",
+    "value_step": "--value-step",
 }
 _NAMED_MESSAGE = re.compile(r"(\w+): ")
 
@@ -70,7 +73,7 @@ def _name_the_flag(error: FiniteDPError) -> FiniteDPError:
         return error
     name, flag = match.group(1), flags[match.group(1)]
     rest = message[match.end() :]
-    note = "" if flag == f"--{name}" else f" (the mechanism's {name})"
+    note = "" if flag == f"--{name.replace('_', '-')}" else f" (the mechanism's {name})"
     return type(error)(f"{flag}: {rest}{note}")
 
 
@@ -97,7 +100,15 @@ def _check_value_column(
         raise ParameterError(
             "--value-bound: --value-column needs the public bound B on every value"
         )
-    return ValueColumn.parse(args.value_bound, args.value_step)
+    if args.value_column == args.column:
+        raise ParameterError(
+            f"--value-column: got {args.value_column!r}, the key column (--column); the "
+            f"values must be another column"
+        )
+    try:
+        return ValueColumn.parse(args.value_bound, args.value_step)
+    except FiniteDPError as error:
+        raise _name_the_flag(error) from None
 
 
 def _value_neighbours(values: ValueColumn) -> str:
@@ -133,7 +144,11 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
             an option it does not take, or a parameter that is not an exact number.
     """
     entry = None if args.mechanism is None else mechanism(args.mechanism)
-    own = {o.name: o for o in entry.release_options} if entry is not None else {}
+    if entry is not None:
+        own = {o.name: o for o in entry.release_options}
+    else:  # the default is chosen once n is known: the options every choice takes
+        choices = [{o.name: o for o in MECHANISMS[c].release_options} for c in DEFAULT_CHOICES]
+        own = {k: o for k, o in choices[0].items() if all(k in c for c in choices[1:])}
     # The form only (the mechanism checks the range once n is known), so that a typo
     # fails before a large file is read.
     exact_fraction(args.epsilon, "epsilon")
@@ -141,7 +156,7 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
     for option in _release_options().values():
         value = getattr(args, option.name)
         mine = own.get(option.name)  # the mechanism's own option: its help, whether required
-        if value is None and mine is not None and mine.required:
+        if value is None and mine is not None and mine.required and entry is not None:
             raise ParameterError(f"{option.flag}: {args.mechanism} needs it ({mine.help})")
         if value is not None and mine is None:
             users = [
@@ -149,9 +164,10 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
                 for e in MECHANISMS.values()
                 if option.name in {o.name for o in e.release_options}
             ]
+            takes = "takes" if len(users) == 1 else "take"
             raise ParameterError(
-                f"{option.flag}: got {value}; only {', '.join(users)} takes it, not the "
-                f"{args.mechanism or 'default'} mechanism"
+                f"{option.flag}: got {value}; only {', '.join(users)} {takes} it, not "
+                + (args.mechanism or f"the default mechanism ({' or '.join(DEFAULT_CHOICES)})")
             )
         if value is not None and option.kind == "exact":
             exact_fraction(value, option.name)
@@ -207,6 +223,12 @@ def _release(args: argparse.Namespace) -> int:
                 f"--{name}: only {', '.join(users)} take it (numeric columns); choose one "
                 f"with --mechanism"
             )
+    if args.format == "baskets":
+        readers = ", ".join(e.name for e in COLUMNS.values() if e.baskets)
+        raise ParameterError(
+            f"--format baskets: a histogram reads one column of keys; basket files are read by "
+            f"{readers} (--mechanism)"
+        )
     for name, what in (("universe", "int:M or utf8:L"), ("epsilon", "the budget, e.g. 1/2")):
         if getattr(args, name) is None:
             raise ParameterError(f"--{name}: required for a histogram ({what})")
@@ -388,9 +410,10 @@ def add_release(commands: Any) -> None:
     )
     release.add_argument(
         "--format",
-        choices=["auto", "csv", "parquet", "text"],
+        choices=["auto", "csv", "parquet", "text", "baskets"],
         default="auto",
-        help="input format",
+        help="input format (baskets: one row per line, its 1s as item ids; with --items, "
+        "for plan-mean)",
     )
     release.add_argument(
         "--universe", metavar="SPEC", help="int:M or utf8:L (see above; histograms only)"
@@ -416,6 +439,11 @@ def add_release(commands: Any) -> None:
     )
     release.add_argument(
         "--grid", metavar="STEP[,...]", help=f"{sums}: each column's grid step (default 1)"
+    )
+    release.add_argument(
+        "--items",
+        metavar="D",
+        help="--format baskets: the public number of items (ids 0 to D - 1), the dimension",
     )
     release.add_argument(
         "--rho",

@@ -15,7 +15,7 @@ from ..entries import JSON, P_OPTION, ColumnEntry, ColumnOutcome, Option
 from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource
-from ..params import short_fraction
+from ..params import exact_fraction, short_fraction
 from .plan import NEIGHBOURS, PLAN
 
 __all__ = ["COLUMN_ENTRIES"]
@@ -35,6 +35,13 @@ SELECTION_OPTION = Option(
     "with BV counts) or gaussian (binary search with discrete Gaussian counts)",
     "choice",
     choices=("exponential", "binary", "gaussian"),
+)
+ROUNDS_OPTION = Option(
+    "rounds",
+    "how many times PLAN clips and adds noise, each time around the estimate so far "
+    "(default 1, or 4 where the coordinate-wise centre cannot be placed)",
+    "int",
+    metavar="R",
 )
 
 
@@ -59,6 +66,7 @@ class _Plan:
             "variance": plan.variance_kind,
             "selection": plan.selection,
             "shares": [rational(s) for s in plan.shares],
+            "rounds": json_int(plan.rounds),
             "units": json_int(plan.units),
             "clipped_rows": json_int(plan.clipped),
             "clip_ratio": rational(plan.clip_ratio),
@@ -76,11 +84,22 @@ class _Plan:
             "coordinate's sum by at most n/2 units; at most clipped_rows rows are expected "
             f"beyond C (with probability >= {short_fraction(1 - plan.beta / 3)}); with "
             f"probability >= {short_fraction(1 - plan.beta / 3)} every centre has rank error "
-            "at most centre_rank_error (below min(m, n - 1 - m): inside its data's range)",
+            "at most centre_rank_error (below min(m, n - 1 - m): inside its data's range)"
+            + (
+                ""
+                if plan.rounds == 1
+                else f"; with {plan.rounds} rounds (each its own radius and noise, "
+                "sigma^2 as stated), the estimate is their inverse-variance mean (weights "
+                "1/C_t^2, the release's rounds)"
+            ),
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
         release = self.plan.release_indices(np.column_stack(data), rng)
+        return ColumnOutcome(release.to_json_dict(), release.estimates)
+
+    def release_from_sets(self, sets: list[Any], rng: RandomSource | None = None) -> ColumnOutcome:
+        release = self.plan.release_sets(sets, rng)
         return ColumnOutcome(release.to_json_dict(), release.estimates)
 
 
@@ -91,11 +110,15 @@ def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | No
             "give one --bounds and one --grid"
         )
     lower, upper, step = columns[0]
-    variance = cast(Literal["gaussian", "binary"], options.get("variance") or "gaussian")
+    basket = options.get("format") == "baskets"  # 0/1 rows: the binary variance by default
+    variance = cast(
+        Literal["gaussian", "binary"],
+        options.get("variance") or ("binary" if basket else "gaussian"),
+    )
     selection = cast(
         Literal["exponential", "binary", "gaussian"], options.get("selection") or "exponential"
     )
-    p = options.get("p")
+    p, rounds = (options.get(name) for name in ("p", "rounds"))
     default_p = 1 if variance == "binary" else 2
     plan = PLAN(
         lower,
@@ -104,10 +127,11 @@ def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | No
         n=n,
         rho=budget,
         step=step,
-        p=default_p if p is None else int(p),
+        p=default_p if p is None else int(exact_fraction(p, "--p")),
         variance=variance,
         selection=selection,
         beta=options.get("beta") or "1/10",
+        rounds=None if rounds is None else int(exact_fraction(rounds, "--rounds")),
     )
     return _Plan(plan)
 
@@ -120,7 +144,8 @@ COLUMN_ENTRIES = (
         NEIGHBOURS,
         "rho",
         _build,
-        (P_OPTION, VARIANCE_OPTION, SELECTION_OPTION),
+        (P_OPTION, VARIANCE_OPTION, SELECTION_OPTION, ROUNDS_OPTION),
         "values",
+        baskets=True,
     ),
 )
