@@ -34,6 +34,7 @@ from .errors import ParameterError
 from .histograms import registry as histograms
 from .histograms import vectorcases as histogram_vectors
 from .mean import registry as mean
+from .mean import vectorcases as mean_vectors
 from .selection import registry as selection
 from .selection import vectorcases as selection_vectors
 from .sketches import registry as sketches
@@ -42,6 +43,7 @@ from .sketches import vectorcases as sketch_vectors
 __all__ = [
     "COLUMNS",
     "COUNTERS",
+    "DEFAULT_CHOICES",
     "DENSE_DEFAULT_LIMIT",
     "MECHANISMS",
     "READERS",
@@ -86,6 +88,7 @@ VECTOR_KINDS: dict[str, VectorKind] = {
         *gaussianvectors.PRIMITIVES,
         *selection_vectors.PRIMITIVES,
         *aggregation_vectors.PRIMITIVES,
+        *mean_vectors.PRIMITIVES,
     )
 }
 
@@ -101,10 +104,16 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     gaussianvectors.cases,
     selection_vectors.cases,
     aggregation_vectors.cases,
+    selection_vectors.later_cases,
+    mean_vectors.cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.
 DENSE_DEFAULT_LIMIT = 10_000
+
+#: The mechanisms :func:`default_mechanism` chooses between: an option all of them
+#: take (``--noise``) may be given without ``--mechanism``.
+DEFAULT_CHOICES = ("bounded-geometric", "compact")
 
 
 def mechanism(name: str) -> MechanismEntry:
@@ -151,8 +160,8 @@ def default_mechanism(n: int, universe_size: int) -> str:
         A key of :data:`MECHANISMS`.
     """
     if universe_size <= max(DENSE_DEFAULT_LIMIT, 2 * n):
-        return "bounded-geometric"
-    return "compact"
+        return DEFAULT_CHOICES[0]
+    return DEFAULT_CHOICES[1]
 
 
 def vector_cases() -> Iterator[VectorCase]:

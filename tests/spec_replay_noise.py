@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Protocol
@@ -104,13 +105,20 @@ def _grid(p: dict[str, Any]) -> tuple[Fraction, Fraction, int, list[int], int]:
     return lower, step, size, indices, q.numerator // q.denominator
 
 
-def exponential_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> str:
-    lower, step, size, s, m = _grid(p)
-    n, beta = len(s), Fraction(p["base"])
-    k = 0
-    while beta**k < size * 2**64:
+def clip_of(beta: Fraction, size: int) -> int:
+    """``K``: the least integer with ``beta^K >= N 2^64`` (a float guess, then exact steps)."""
+    target = size * 2**64
+    k = max(0, int(math.log(target) / math.log(beta)) - 2)
+    while k > 0 and beta ** (k - 1) >= target:
+        k -= 1
+    while beta**k < target:
         k += 1
-    assert (str(m), str(k)) == (derived["rank"], derived["K"])
+    return k
+
+
+def candidates(s: list[int], m: int, k: int, size: int) -> list[tuple[int, int, int]]:
+    """The candidates ``(first, count, e)`` of sorted indices ``s`` (section 2d)."""
+    n = len(s)
 
     def err(below: int, upto: int) -> int:
         return min(k, max(0, below - m, m - upto))
@@ -133,6 +141,15 @@ def exponential_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Takin
             cands.append((pos, v - pos, err(i, i)))
         cands.append((v, 1, err(i, j)))
         pos, i = v + 1, j
+    return cands
+
+
+def exponential_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> str:
+    lower, step, size, s, m = _grid(p)
+    beta = Fraction(p["base"])
+    k = clip_of(beta, size)
+    assert (str(m), str(k)) == (derived["rank"], derived["K"])
+    cands = candidates(s, m, k, size)
     assert str(len(cands)) == derived["candidates"]
     c, j, _ = _exponential(beta, [-e for _, _, e in cands], [c[1] for c in cands], tape)
     return _signed(lower + (cands[c][0] + j) * step)
@@ -140,19 +157,22 @@ def exponential_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Takin
 
 def binary_search_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> str:
     lower, step, size, s, m = _grid(p)
-    steps = max(1, (size - 1).bit_length())
     a, b = int(derived["a"]), int(derived["b"])
+    lo, facts = binary_search(size, s, m, a, b, tape)
+    assert facts == (derived["rank"], derived["steps"], derived["L"], derived["d"])
+    return _signed(lower + lo * step)
+
+
+def binary_search(
+    size: int, s: list[int], m: int, a: int, b: int, tape: Taking
+) -> tuple[int, tuple[str, str, str, str]]:
+    """The search's index, and ``(m, steps, L, d)`` as strings (section 2d)."""
+    steps = max(1, (size - 1).bit_length())
     window = 0
     while Fraction(b, a) ** window < 2**64:
         window += 1
     n = 2 * window + 2
     d = (a + b) * b ** (n - 1)  # GeoSample(2L + 2, .), SPEC section 1
-    assert (str(m), str(steps), str(window), str(d)) == (
-        derived["rank"],
-        derived["steps"],
-        derived["L"],
-        derived["d"],
-    )
 
     def cdf(c: int, z: int) -> int:
         if z >= n:
@@ -172,7 +192,7 @@ def binary_search_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Tak
                 hi = mid
             else:
                 lo = mid + 1
-    return _signed(lower + lo * step)
+    return lo, (str(m), str(steps), str(window), str(d))
 
 
 REPLAYERS: dict[str, Callable[[dict[str, Any], dict[str, Any], Taking], Any]] = {

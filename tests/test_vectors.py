@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import spec_replay_noise
+import spec_replay_plan
 import spec_replay_sums
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -1016,6 +1017,8 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = spec_replay_noise.REPLAYERS[name](p, vector["derived"], tape)
     elif name in spec_replay_sums.REPLAYERS:
         out = spec_replay_sums.REPLAYERS[name](p, vector["derived"], tape)
+    elif name in spec_replay_plan.REPLAYERS:
+        out = spec_replay_plan.REPLAYERS[name](p, vector["derived"], tape)
     else:  # pragma: no cover - a new mechanism needs a spec and a replayer here
         raise AssertionError(f"no spec replayer for {name}")
     tape.done()
@@ -1060,10 +1063,19 @@ def test_spec_call_counts(parsed: list[dict[str, Any]]) -> None:
             assert size == int(p["r"])
         elif name.startswith("DiscreteGaussian"):
             assert size == int(p["count"])  # one draw per sample, whatever it is
-        elif name in ("ExponentialMechanism", "ExponentialQuantile"):
+        elif name in ("ExponentialMechanism", "ExponentialQuantile", "ExponentialQuantileFixed"):
             assert size == 1
-        elif name == "BinarySearchQuantile":
+        elif name in ("BinarySearchQuantile", "GaussianBinarySearchQuantile"):
             assert size == int(vector["derived"]["steps"])
+        elif name == "PLAN":  # quantiles' draws, then per round 1 radius + d noise draws
+            d, rounds, grid = int(p["d"]), int(p["rounds"]), Fraction(p["step"])
+            width = (Fraction(p["upper"]) - Fraction(p["lower"])) / grid
+            levels = max(1, int(vector["derived"]["gap_levels"]) - 1)
+            bisections = (int(width).bit_length(), levels.bit_length())  # T = bitlength(N - 1)
+            searches = (1, 1) if p["selection"] == "exponential" else bisections
+            centre = d * searches[0] if p["centre"] == "median" else 0
+            spread = {"gaussian": d * searches[1], "binary": d, "public": 0}[p["variance"]]
+            assert size == centre + spread + rounds * (1 + d), vector["id"]
 
 
 def test_spec_document_names_every_mechanism() -> None:

@@ -15,9 +15,10 @@ from ..jsonvalues import decimal, parse_uint, rational
 from ..oracle import RandomSource, SeededSource
 from ..params import exact_fraction
 from .exponential import ExponentialMechanism
+from .gaussianquantile import GaussianBinarySearchQuantile
 from .quantile import BinarySearchQuantile, ExponentialQuantile
 
-__all__ = ["PRIMITIVES", "cases"]
+__all__ = ["PRIMITIVES", "cases", "later_cases"]
 
 
 def _signed(value: Any) -> str:
@@ -94,10 +95,53 @@ def _bs_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSourc
     return _signed(_bs(p).release([exact_fraction(v, "values") for v in p["values"]], rng))
 
 
+def _fx(p: Mapping[str, Any]) -> ExponentialQuantile:
+    return ExponentialQuantile(base=exact_fraction(p["base"], "base"), weights="fixed", **_grid(p))
+
+
+def _fx_derive(p: Mapping[str, Any]) -> JSON:
+    q = _fx(p)
+    assert q.table is not None
+    values = [exact_fraction(v, "values") for v in p["values"]]
+    return {
+        "rank": decimal(q.rank),
+        "K": decimal(q.clip),
+        "P": decimal(q.table[0].bit_length() - 1),
+        "w_K": decimal(q.table[-1]),
+        "candidates": decimal(len(q.candidates(values))),
+    }
+
+
+def _fx_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    return _signed(_fx(p).release([exact_fraction(v, "values") for v in p["values"]], rng))
+
+
+def _gq(p: Mapping[str, Any]) -> GaussianBinarySearchQuantile:
+    return GaussianBinarySearchQuantile(rho=exact_fraction(p["rho"], "rho"), **_grid(p))
+
+
+def _gq_derive(p: Mapping[str, Any]) -> JSON:
+    q = _gq(p)
+    assert q.noise.sigma2 is not None
+    return {
+        "rank": decimal(q.rank),
+        "steps": decimal(q.steps),
+        "sigma2": rational(q.noise.sigma2),
+        "radius": decimal(q.noise.radius),
+        "W": decimal(q.noise.d),
+    }
+
+
+def _gq_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSource) -> Any:
+    return _signed(_gq(p).release([exact_fraction(v, "values") for v in p["values"]], rng))
+
+
 PRIMITIVES = (
     VectorKind("ExponentialMechanism", "primitive", _em_derive, _em_run),
     VectorKind("ExponentialQuantile", "primitive", _eq_derive, _eq_run),
     VectorKind("BinarySearchQuantile", "primitive", _bs_derive, _bs_run),
+    VectorKind("ExponentialQuantileFixed", "primitive", _fx_derive, _fx_run),
+    VectorKind("GaussianBinarySearchQuantile", "primitive", _gq_derive, _gq_run),
 )
 
 
@@ -131,3 +175,22 @@ def cases() -> Iterator[VectorCase]:
         common = {"lower": lower, "upper": upper, "step": step, "quantile": quantile}
         yield "ExponentialQuantile", {**common, "base": "3/2", "values": values}, 3
         yield "BinarySearchQuantile", {**common, "epsilon": "1", "values": values}, 2
+
+
+def later_cases() -> Iterator[VectorCase]:
+    """The fixed-weight exponential and the Gaussian binary-search quantiles (PLAN's), appended
+    after the vector sums so that earlier vectors keep their places."""
+    grids = (
+        ("0", "10", "1", "1/2", 5, 0, 10),
+        ("-2", "2", "1/2", "1/4", 8, -2, 2),
+        ("-1000", "1000", "1", "1/2", 60, -50, 80),
+        ("0", "40", "1", "9/10", 30, 0, 40),
+    )
+    for lower, upper, step, quantile, n, low, high in grids:
+        raw = _values(f"later/{lower}/{upper}/{n}", n, low, high)
+        values = [_signed(exact_fraction(v, "v") * exact_fraction(step, "step")) for v in raw]
+        common = {"lower": lower, "upper": upper, "step": step, "quantile": quantile}
+        yield "ExponentialQuantileFixed", {**common, "base": "3/2", "values": values}, 2
+        yield "ExponentialQuantileFixed", {**common, "base": "1001/1000", "values": values}, 2
+        yield "GaussianBinarySearchQuantile", {**common, "rho": "2", "values": values}, 2
+        yield "GaussianBinarySearchQuantile", {**common, "rho": "1/50", "values": values}, 2
