@@ -164,7 +164,7 @@ def positive_fraction(value: object, name: str) -> Fraction:
     """
     q = exact_fraction(value, name)
     if q <= 0:
-        raise ParameterError(f"{name}: got {q}; it must be a positive rational")
+        raise ParameterError(f"{name}: got {short_fraction(q)}; it must be a positive rational")
     return q
 
 
@@ -182,8 +182,8 @@ def inverse_natural(value: object, name: str, *, below_one: bool = False) -> Fra
     q = exact_fraction(value, name)
     if q <= 0 or q.numerator != 1:
         raise ParameterError(
-            f"{name}: got {q}; it must be 1/m for a positive integer m (BV's N^-1), "
-            f"such as 1, 1/2 or 1/10"
+            f"{name}: got {short_fraction(q)}; it must be 1/m for a positive integer m "
+            f"(BV's N^-1), such as 1, 1/2 or 1/10"
         )
     if below_one and q == 1:
         raise ParameterError(f"{name}: got 1; it must be 1/m with m >= 2")
@@ -203,7 +203,7 @@ def probability(
     high_ok = q <= 1 if allow_one else q < 1
     if not (low_ok and high_ok):
         interval = ("[0, " if allow_zero else "(0, ") + ("1]" if allow_one else "1)")
-        raise ParameterError(f"{name}: got {q}; it must lie in {interval}")
+        raise ParameterError(f"{name}: got {short_fraction(q)}; it must lie in {interval}")
     return q
 
 
@@ -228,7 +228,7 @@ def check_positive_int(value: object, name: str) -> int:
     """
     v = _exact_int(value, name)
     if v < 1:
-        raise ParameterError(f"{name}: got {v}; it must be a positive int (>= 1)")
+        raise ParameterError(f"{name}: got {short_int(v)}; it must be a positive int (>= 1)")
     return v
 
 
@@ -241,7 +241,9 @@ def check_count(value: object, n: int, name: str = "c") -> int:
     """
     v = _exact_int(value, name)
     if not 0 <= v <= n:
-        raise ParameterError(f"{name}: got {v}; it must be an int in [0, {n}]")
+        raise ParameterError(
+            f"{name}: got {short_int(v)}; it must be an int in [0, {short_int(n)}]"
+        )
     return v
 
 

@@ -79,12 +79,12 @@ def test_value_column_release_states_its_relation_and_reads_back(tmp_path: Path)
         (
             [*_ALP_VALUES, "1/4", "--value-step", "1/4", "--delta", "1/100"],
             "city,amount\nParis,1/4\n",
-            "value_bound: got 1/4; with --delta, 2 B must be an integer",
+            "--value-bound: got 1/4; with --delta, 2 B must be an integer",
         ),
         (
             [*_ALP_VALUES, "3/4", "--value-step", "1/2"],
             CSV,
-            "value_bound: got 3/4; it must be a multiple of the step 1/2",
+            "--value-bound: got 3/4; it must be a multiple of the step 1/2",
         ),
     ],
 )

@@ -28,7 +28,14 @@ from typing import Any
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, exact_fraction, positive_fraction, probability, short_int
+from ..params import (
+    check_positive_int,
+    exact_fraction,
+    positive_fraction,
+    probability,
+    short_fraction,
+    short_int,
+)
 from ..ratio import MAX_TIGHT_EPSILON, GeometricRatio
 from ..resources import require_memory
 from .bounds import ceil_fraction, collision_flip, tail_radius
@@ -150,7 +157,8 @@ class ALP:
         require_memory(
             _PACKED_COPIES * -(-self.s * self.m // 8) + _BLOCK_BYTES,
             f"the {self.s} x {self.m} ALP embedding",
-            f"k = {short_int(self.k)}, psi = {self.psi}, epsilon = {self.epsilon}",
+            f"k = {short_int(self.k)}, psi = {short_fraction(Fraction(self.psi))}, "
+            f"epsilon = {short_fraction(Fraction(self.epsilon))}",
         )
 
     @property

@@ -212,8 +212,7 @@ def check_out(out: str | None, inputs: str) -> None:
     """
     if out is None or out == STDOUT:
         return
-    target = Path(os.path.realpath(out))
-    kind = _existing_kind(target)
+    target, kind = _resolved(out)
     if kind == "directory":
         raise ParameterError(f"--out: {out} is a directory; give a file name")
     if kind == "other":
@@ -229,6 +228,18 @@ def check_out(out: str | None, inputs: str) -> None:
                 raise ParameterError(
                     f"--out: {out} is the input file; refusing to replace the data"
                 )
+
+
+def _resolved(path: str) -> tuple[Path, str]:
+    """Where ``--out`` writes and what is there.  A stream (FIFO, character device) is
+    written through the name given: ``/dev/stdout`` on a pipe resolves to ``pipe:[N]``,
+    which no path reaches; anything else through its real path (a link's target)."""
+    with contextlib.suppress(OSError):
+        mode = os.stat(path).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+            return Path(path), "stream"
+    target = Path(os.path.realpath(path))
+    return target, _existing_kind(target)
 
 
 @contextlib.contextmanager
@@ -249,8 +260,7 @@ def atomic_path(path: str) -> Iterator[str]:
         ParameterError: the file cannot be written (the message names it and says
             why), including an ``OSError`` raised inside the block.
     """
-    target = Path(os.path.realpath(path))
-    kind = _existing_kind(target)
+    target, kind = _resolved(path)
     if kind in ("directory", "other"):
         check_out(path, "-")  # raises the message for this kind
     mode = 0o666

@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import FiniteDPError, ParameterError
-from ..params import exact_fraction, positive_fraction
+from ..params import exact_fraction, positive_fraction, short_fraction
 
 __all__ = ["ValueColumn", "exact_value", "shorten"]
 
 #: Longest value text read (digits beyond this are surely not a bounded amount).
 MAX_VALUE_CHARS = 200
+
+#: The most grid steps a value bound (``--value-bound``) may span, and the finest grid.
+MAX_VALUE = 1 << 64
 
 
 def shorten(text: str) -> str:
@@ -64,10 +67,20 @@ class ValueColumn:
         """
         b = positive_fraction(bound, "value_bound")
         g = positive_fraction(1 if step is None else step, "value_step")
-        if g.numerator != 1:
-            raise ParameterError(f"value_step: got {g}; use 1 or a grid 1/q (e.g. 1/100)")
+        if g.numerator != 1 or g.denominator > MAX_VALUE:
+            raise ParameterError(
+                f"value_step: got {short_fraction(g)}; use 1 or a grid 1/q (e.g. 1/100), q <= 2^64"
+            )
+        if b / g > MAX_VALUE:
+            raise ParameterError(
+                f"value_bound: got {short_fraction(b)}; at most 2^64 steps of the grid (each "
+                f"row's value is summed exactly, and the noise grows with the bound)"
+            )
         if (b / g).denominator != 1:
-            raise ParameterError(f"value_bound: got {b}; it must be a multiple of the step {g}")
+            raise ParameterError(
+                f"value_bound: got {short_fraction(b)}; it must be a multiple of the step "
+                f"{short_fraction(g)}"
+            )
         return cls(b, g)
 
     def read(self, text: str, where: str) -> Fraction:

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     pass
 
 from ..io.arguments import count
+from ..io.files import check_out
 from ..io.releases import read_document
 from .draw import _output_format, _require_matplotlib, plot_counting_pmfs, plot_release
 from .means import plot_means
@@ -120,6 +121,7 @@ def run_plot(args: argparse.Namespace) -> int:
         FiniteDPError: an input error, or matplotlib missing (:class:`PlotExtraMissingError`).
     """
     _output_format(args.out)  # before any work
+    check_out(args.out, str(getattr(args, "release", "-")))  # never over the release read
     if args.picture == "pmf":
         path = plot_counting_pmfs(
             args.n,

@@ -1,0 +1,115 @@
+"""The standing hostile suite of the command line (issue 27): one row per case found.
+
+Each row is a command line run in a subprocess under a time and an address-space cap
+(``test_fuzz.finitedp``): its exit status, a pattern its one-line message must match,
+and whether it may write or replace a file.  A row that succeeds says what it must
+produce instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from test_fuzz import assert_clean, finitedp
+
+BIG = "1/" + "1" * 5000  # a 5000-digit denominator: past Python's 4300-digit str() limit
+C = ["release", "c.csv", "--column", "c", "--universe", "utf8:1"]
+ALP = ["release", "kv.csv", "--column", "k", "--universe", "int:5", "--mechanism", "alp"]
+
+#: (name, argv, exit status, stderr pattern): every message is one line, no traceback.
+CASES = [
+    # item 4: refusals that format huge numbers
+    (
+        "epsilon 1e9999",
+        [*C, "--epsilon", "1e9999"],
+        2,
+        r"--epsilon: got <a 33216-bit integer>; it must be 1/m",
+    ),
+    (
+        "epsilon with a 5000-digit denominator",
+        [*C, "--epsilon", BIG],
+        2,
+        r"--epsilon|epsilon = 1/<a \d+-bit integer>",
+    ),
+    (
+        "value bound 1e9999",
+        [*ALP, "--epsilon", "1", "--value-column", "v", "--value-bound", "1e9999"],
+        2,
+        r"^finitedp release: --value-bound: got <a 33216-bit integer>; at most 2\^64",
+    ),
+    (
+        "value column equal to the key column",
+        [*ALP, "--epsilon", "1", "--value-column", "k", "--value-bound", "3"],
+        2,
+        r"--value-column: got 'k', the key column",
+    ),
+    # item 6: a valid request refused
+    (
+        "the default mechanism with --noise tight",
+        [*C, "--epsilon", "1", "--noise", "tight", "--out", "tight.json"],
+        0,
+        r"bounded-geometric",
+    ),
+    (
+        "an option no default takes names both defaults",
+        [*C, "--epsilon", "1", "--delta", "1/100"],
+        2,
+        r"only stability, alp, pmg take it, not the default mechanism "
+        r"\(bounded-geometric or compact\)",
+    ),
+    # item 7: a release saved under a picture's name is never replaced by the picture
+    (
+        "plot over its own release",
+        ["plot", "release", "rel.png", "--out", "rel.png"],
+        2,
+        r"is the input file",
+    ),
+    (
+        "plot over a link to its release",
+        ["plot", "release", "rel.png", "--out", "link.png"],
+        2,
+        r"is the input file",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("hostile")
+    (path / "c.csv").write_text("c\nA\nB\nA\n", encoding="utf-8")
+    (path / "kv.csv").write_text("k,v\n1,2\n2,3\n", encoding="utf-8")
+    release = finitedp(
+        [*C, "--epsilon", "1", "--quiet", "--out", "rel.png"],
+        path,
+    )
+    assert release.returncode == 0, release.stderr
+    os.symlink(path / "rel.png", path / "link.png")
+    return path
+
+
+@pytest.mark.parametrize(("name", "argv", "status", "pattern"), CASES, ids=[c[0] for c in CASES])
+def test_hostile_command_line(
+    workdir: Path, name: str, argv: list[str], status: int, pattern: str
+) -> None:
+    before = (workdir / "rel.png").read_bytes()
+    result = finitedp([*argv, "--quiet"] if argv[0] == "release" else argv, workdir)
+    assert_clean(result, (status,))
+    assert (workdir / "rel.png").read_bytes() == before  # the release is never replaced
+    if status == 2:
+        assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+        assert re.search(pattern, result.stderr), result.stderr
+    else:
+        doc = json.loads((workdir / "tight.json").read_text(encoding="utf-8"))
+        assert re.search(pattern, doc["mechanism"]) and doc["parameters"]["noise"] == "tight"
+
+
+def test_out_dev_stdout_on_a_pipe_is_written_through(workdir: Path) -> None:
+    """Issue 27 item 6: ``--out /dev/stdout`` when stdout is a pipe (``realpath`` gives
+    ``pipe:[N]``) writes the release through it."""
+    result = finitedp([*C, "--epsilon", "1", "--quiet", "--out", "/dev/stdout"], workdir)
+    assert_clean(result, (0,))
+    assert json.loads(result.stdout)["mechanism"] == "bounded-geometric"
