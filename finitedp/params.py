@@ -48,7 +48,8 @@ def short_int(value: int) -> str:
     """Render an integer for a message: in full if short, else by its size."""
     if abs(value) < 10**30:
         return str(value)
-    return f"<a {abs(value).bit_length()}-bit integer>"
+    sign = "negative " if value < 0 else ""
+    return f"<a {sign}{abs(value).bit_length()}-bit integer>"
 
 
 def short_fraction(value: Fraction) -> str:

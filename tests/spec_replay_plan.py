@@ -178,7 +178,7 @@ def plan(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> dict[str, 
         centre = [0] * d
     # 2. the spread
     levels_t = [1]
-    while levels_t[-1] < span:
+    while levels_t[-1] < span or len(levels_t) < 2:
         power = Fraction(6, 5) ** len(levels_t)
         levels_t.append(_ceil(power))
     assert str(len(levels_t)) == derived["gap_levels"]

@@ -406,7 +406,7 @@ def test_cli_threshold_alp_with_delta(tmp_path: Path) -> None:
     for flags, message in [
         (["--mechanism", "stability"], "--delta: stability needs it"),
         (["--mechanism", "alp", "--delta", "1/100", "--psi", "5"], "--psi: with --delta"),
-        (["--delta", "1/100"], "only stability, alp, pmg takes it"),
+        (["--delta", "1/100"], "only stability, alp, pmg take it"),
     ]:
         bad = subprocess.run([*base, *flags], capture_output=True, text=True, check=False)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr

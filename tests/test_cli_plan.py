@@ -38,7 +38,8 @@ def test_release_matches_the_api(table: Path, capsys: pytest.CaptureFixture[str]
     assert [Fraction(e["value"]) for e in doc["estimates"]] == list(expected.estimates)
     assert doc["parameters"]["shares"] == [str(s) for s in plan.shares]
     assert doc["parameters"]["centre_rank_error"] == plan.centre_bound
-    assert doc["parameters"]["variance"] == "uniform" and doc["parameters"]["p"] == 2  # n = 6
+    assert doc["parameters"]["variance"] == "gaussian" and doc["parameters"]["p"] == 2
+    assert doc["parameters"]["selection"] == "gaussian"  # auto: 6 rows place no exponential median
     assert doc["privacy"]["rho"] == str(plan.guarantee.rho)
     assert doc["neighbours"] == "replace one row (a whole vector); n is public"
 

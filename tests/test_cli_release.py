@@ -315,7 +315,7 @@ def test_progress_display_keeps_stdout_clean(
         ({"--beta": "0"}, "--beta: got 0; it must be 1/m"),
         ({"--mechanism": "laplace"}, "--mechanism: got 'laplace'; choose one of"),
         ({"--mechanism": "stability"}, "--delta: stability needs it"),
-        ({"--delta": "1/100"}, "--delta: got 1/100; only stability, alp, pmg takes it"),
+        ({"--delta": "1/100"}, "--delta: got 1/100; only stability, alp, pmg take it"),
         ({"--seed": "xyz"}, "seed: got 'xyz'; a string seed must be hexadecimal"),
         ({"--column": "town"}, "--column: {f} has no column 'town' (its header has 'city'"),
         ({"--format": "text"}, "--column: applies to CSV and Parquet input"),

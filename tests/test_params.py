@@ -368,7 +368,9 @@ def test_check_positive_int(v: int) -> None:
         assert result == v
         assert type(result) is int
     else:
-        with pytest.raises(ParameterError, match=r"^n: got -?\d+; .*>= 1"):
+        with pytest.raises(
+            ParameterError, match=r"^n: got (-?\d+|<a negative \d+-bit integer>); .*>= 1"
+        ):
             check_positive_int(v, "n")
 
 

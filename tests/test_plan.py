@@ -187,7 +187,9 @@ def test_release_is_accurate_on_skewed_gaussian_data() -> None:
 
 def test_strict_work_and_replay() -> None:
     idx, _ = gaussian_rows(200, 4, 3)
-    for variance in ("gaussian", "binary"):
+    for variance, selection in itertools.product(
+        ("gaussian", "binary"), ("exponential", "gaussian")
+    ):
         lower = 0 if variance == "binary" else -20
         upper = 1 if variance == "binary" else 20
         rows = (idx > 320).astype(np.int64) if variance == "binary" else idx
@@ -200,11 +202,17 @@ def test_strict_work_and_replay() -> None:
             step=1 if variance == "binary" else "1/16",
             variance=variance,
             p=1 if variance == "binary" else 2,
+            selection=selection,
         )  # type: ignore[arg-type]
         recorder = RecordingSource(SeededSource(b"tape"))
         release = plan.release_indices(rows, recorder)
-        centres = 0 if variance == "binary" else 4  # binary data are not recentred
-        assert len(recorder.tape) == plan.max_oracle_calls == centres + 4 + 1 + 4
+        # a Gaussian search draws T = bitlength(N - 1) times: 10 on the grid of 641 points,
+        # 6 on the 37 gap levels (exponential: once); binary data: no centre, d spreads
+        one, spread = (1, 1) if selection == "exponential" else (10, 6)
+        centres = 0 if variance == "binary" else 4 * one
+        spreads = 4 if variance == "binary" else 4 * spread
+        assert len(plan.gap_levels) == 37 or variance == "binary"
+        assert len(recorder.tape) == plan.max_oracle_calls == centres + spreads + 1 + 4
         again = plan.release_indices(rows, ReplaySource(recorder.tape))
         assert again == release
 
@@ -275,23 +283,27 @@ def test_bad_rows_are_refused_by_name() -> None:
 
 def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data() -> None:
     """Issue 28: Listing's rho/16 loses the centre at d = 512, n = 4000, rho = 1/16."""
-    plan = PLAN(-566, 566, d=512, n=4000, rho="1/8", step="1/16")
+    exp = "exponential"
+    plan = PLAN(-566, 566, d=512, n=4000, rho="1/8", step="1/16", selection=exp)
     share = plan.shares[0]
     assert share == Fraction(25, 128) and plan.rounds == 1
     inside = 1999  # rank error below min(m, n - 1 - m): strictly between min and max
     assert plan.centre_bound is not None and plan.centre_bound < inside
     below = plan._rank_error("centre", share - Fraction(1, 256))
     assert below is None or below >= inside
-    # the spreads would need more than 1/4 here: none, and their share goes to the noise
-    assert plan.variance_kind == "uniform" and plan.shares[1:] == (
-        0,
+    # the spreads would need more than 1/4 here: they get 1/8 all the same
+    assert (plan._rank_error("spread", Fraction(1, 4)) or 10**9) >= 999  # min(m', n' - 1 - m')
+    assert plan.variance_kind == "gaussian" and plan.shares[1:] == (
+        Fraction(1, 8),
         Fraction(1, 16),
-        Fraction(95, 128),
+        Fraction(79, 128),
     )
-    assert len(plan.accountant.steps) == 3
+    assert len(plan.accountant.steps) == 4
+    # the Gaussian searches' bounds are tighter: the same rule gives 21/128
+    assert PLAN(-566, 566, d=512, n=4000, rho="1/8", step="1/16").shares[0] == Fraction(21, 128)
     # at rho = 1/16 placing every centre needs 25/64 > 1/4: the centre gets 1/16 and
     # REPAIR_ROUNDS rounds repair it; a single round asked for buys it at 25/64
-    costly = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16")
+    costly = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16", selection=exp)
     assert (
         (costly.shares[0], costly.rounds)
         == (Fraction(1, 16), REPAIR_ROUNDS)
@@ -301,13 +313,13 @@ def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data()
         )
     )
     assert costly.centre_bound is not None and costly.centre_bound >= inside
-    bought = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16", rounds=1)
+    bought = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16", rounds=1, selection=exp)
     assert (bought.shares[0], bought.rounds) == (Fraction(25, 64), 1)
     assert bought.centre_bound is not None and bought.centre_bound < inside
     assert (bought._rank_error("centre", Fraction(25, 64) - Fraction(1, 256)) or inside) >= inside
     assert (bought._rank_error("centre", Fraction(1, 4)) or inside) >= inside
     # where even half the budget cannot place it, one round takes 1/2 and says so
-    alone = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", rounds=1)
+    alone = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", rounds=1, selection=exp)
     assert (alone.shares[0], alone.rounds) == (Fraction(1, 2), 1)
     assert alone.centre_bound is not None and alone.centre_bound >= inside
 
@@ -329,7 +341,7 @@ def test_the_spread_share_is_the_least_that_keeps_every_spread_inside_its_gaps()
 
 
 def test_pinned_figures_of_the_construction() -> None:
-    plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16")
+    plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", selection="exponential")
     k = plan.units
     assert k == 16 * 3  # 16 ceil(sqrt(8))
     noise_rho = plan.shares[3] * Fraction(1, 2)

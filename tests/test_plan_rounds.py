@@ -25,7 +25,9 @@ from finitedp.selection.quantile import Grid
 
 
 def small(rounds: int) -> PLAN:
-    return PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", rounds=rounds)
+    return PLAN(
+        -20, 20, d=8, n=1000, rho="1/2", step="1/16", rounds=rounds, selection="exponential"
+    )
 
 
 def test_each_round_has_its_share_and_is_accounted() -> None:
@@ -159,3 +161,20 @@ def test_two_rounds_are_private_at_the_accountants_epsilon() -> None:
     worst = max(hockey_stick(laws[i], laws[j], exp_eps, noise) for i, j in pairs)
     assert 0 < worst <= delta
     assert max(hockey_stick(laws[i], laws[j], quarter, noise) for i, j in pairs) > delta
+
+
+def test_auto_selection_keeps_the_exponential_where_it_places_every_median() -> None:
+    """``selection="auto"``: the thesis' exponential quantiles where their bound places every
+    centre and spread within a quarter of rho each; else the Gaussian search (issue 28)."""
+    near = PLAN(-200, 200, d=64, n=4000, rho="1/4", step="1/16")
+    assert (near.selection, near.rounds) == ("exponential", 1)
+    far = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16")
+    assert (far.selection, far.rounds, far.shares[:2]) == (
+        "gaussian",
+        8,
+        (Fraction(1, 16), Fraction(1, 8)),
+    )
+    forced = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", selection="exponential")
+    assert (forced.selection, forced.rounds) == ("exponential", 8)
+    with pytest.raises(ParameterError, match="selection: got 'fast'; use 'auto'"):
+        PLAN(-1, 1, d=2, n=4, rho=1, selection="fast")  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ its share of ``rho`` and reported to one :class:`~finitedp.accounting.Accountant
    ``|x_2j - x_2j+1|`` on the geometric grid ``ceil((6/5)^k)`` (``variance=
    "gaussian"``: Section 5.7.1's ``(X - Y)^2/2`` median, by a monotone map), or the
    private mean ``q~`` with ``sqrt((q~ - lower)(upper - q~))`` (``"binary"``: Alg 15
-   on the column sums), or public variances, or none (``"uniform"``); regularised
+   on the column sums), or public variances; regularised
    by adding the mean spread (Section 5.7.1);
 3. **clipping radius** ``C``: the ``(n - k)/n`` private quantile of the rows' norms
    after centring and scaling by ``P_i ∝ tau_i^(-2/(p+2))``, on a geometric grid,
@@ -115,10 +115,14 @@ class PLAN:
         p: the error norm targeted (2 for Gaussian-like data, 1 for binary).
         variance: ``"gaussian"``, ``"binary"`` or a sequence of ``d`` public variances.
         selection: the per-coordinate quantiles' mechanism (centre and spread):
-            ``"exponential"`` (Smith; the thesis' experiments), ``"binary"`` (binary
-            search with BV's counts, pure DP) or ``"gaussian"`` (binary search with
-            discrete Gaussian counts, IOME's); the clipping radius, one quantile, is
-            always the exponential mechanism.
+            ``"exponential"`` (Smith; the thesis' experiments), ``"gaussian"`` (binary
+            search with discrete Gaussian counts, IOME's), ``"binary"`` (binary search
+            with BV's counts, pure DP) or ``"auto"`` (the default): the exponential
+            mechanism where its bound places every centre and spread within a
+            quarter of ``rho`` each (it is the more precise near the median), else
+            the Gaussian search, whose failures are rarer far from the data (issue
+            28).  The clipping radius, one quantile, is always the exponential
+            mechanism.
         beta: the failure probability the clipping count ``k`` allows for.
         shares: ``(centre, spread, radius, noise)`` fractions of ``rho``; by default
             each step gets what its statement needs (:func:`.shares.shares_by_need`), and
@@ -155,7 +159,7 @@ class PLAN:
         step: object = 1,
         p: object = 2,
         variance: Literal["gaussian", "binary"] | Sequence[object] = "gaussian",
-        selection: Literal["exponential", "binary", "gaussian"] = "exponential",
+        selection: Literal["auto", "exponential", "binary", "gaussian"] = "auto",
         centre: Literal["median", "lower"] | None = None,
         clipped: object = None,
         beta: object = "1/10",
@@ -182,11 +186,12 @@ class PLAN:
             )
         self.p = check_positive_int(p, "p")
         self.beta = probability(beta, "beta")
-        if selection not in ("exponential", "binary", "gaussian"):
+        if selection not in ("auto", "exponential", "binary", "gaussian"):
             raise ParameterError(
-                f"selection: got {selection!r}; use 'exponential', 'binary' or 'gaussian'"
+                f"selection: got {selection!r}; use 'auto', 'exponential', 'binary' or 'gaussian'"
             )
-        self.selection = selection
+        # "auto" tries the exponential mechanism first (shares_by_need may switch it)
+        self.selection = "exponential" if selection == "auto" else selection
         self.span = self.grid.size - 1
         if self.span.bit_length() > SCALE_BITS - 8:
             raise ParameterError(
@@ -209,7 +214,7 @@ class PLAN:
         # covers gaps up to T_k = ceil(r^k); the spread is a constant-factor estimate,
         # and a few dozen levels (not 2M/step points) keep the median's tail short.
         self.gap_levels = [1]
-        while self.gap_levels[-1] < self.span:
+        while self.gap_levels[-1] < self.span or len(self.gap_levels) < 2:  # the grid's 2 points
             k = len(self.gap_levels)
             power = SPREAD_RATIO**k
             self.gap_levels.append(-(-power.numerator // power.denominator))
@@ -221,7 +226,10 @@ class PLAN:
         if shares is not None:
             self.shares, self.rounds = parse_shares(shares, public, self.centred), asked or 1
         else:
-            self.shares, self.rounds = shares_by_need(self, public, asked)
+            self.shares, self.rounds, placed = shares_by_need(self, public, asked)
+            if selection == "auto" and not placed:  # the Gaussian search fails less far out
+                self.selection = "gaussian"
+                self.shares, self.rounds, _ = shares_by_need(self, public, asked)
         c_share, v_share, r_share, noise_share = (s * self.rho for s in self.shares)
         r_share, noise_share = r_share / self.rounds, noise_share / self.rounds
         self.accountant = Accountant(NEIGHBOURS)

@@ -31,10 +31,11 @@ VARIANCE_OPTION = Option(
 )
 SELECTION_OPTION = Option(
     "selection",
-    "PLAN's per-coordinate quantiles: exponential (one draw each), binary (binary search "
-    "with BV counts) or gaussian (binary search with discrete Gaussian counts)",
+    "PLAN's per-coordinate quantiles: auto (the default: exponential where its bound "
+    "places every median, else gaussian), exponential (one draw each), gaussian (binary "
+    "search with discrete Gaussian counts) or binary (binary search with BV counts)",
     "choice",
-    choices=("exponential", "binary", "gaussian"),
+    choices=("auto", "exponential", "gaussian", "binary"),
 )
 ROUNDS_OPTION = Option(
     "rounds",
@@ -116,7 +117,7 @@ def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | No
         options.get("variance") or ("binary" if basket else "gaussian"),
     )
     selection = cast(
-        Literal["exponential", "binary", "gaussian"], options.get("selection") or "exponential"
+        Literal["auto", "exponential", "binary", "gaussian"], options.get("selection") or "auto"
     )
     p, rounds = (options.get(name) for name in ("p", "rounds"))
     default_p = 1 if variance == "binary" else 2

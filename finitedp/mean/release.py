@@ -85,7 +85,7 @@ class MeanRelease:
 
 def parse_variance(
     variance: object, d: int
-) -> tuple[Literal["gaussian", "binary", "public", "uniform"], tuple[Fraction, ...] | None]:
+) -> tuple[Literal["gaussian", "binary", "public"], tuple[Fraction, ...] | None]:
     if variance in ("gaussian", "binary"):
         return variance, None
     if isinstance(variance, str) or not isinstance(variance, Sequence):
