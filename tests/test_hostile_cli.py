@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_fuzz import assert_clean, finitedp
+from test_fuzz import _limits, assert_clean, finitedp
 
 BIG = "1/" + "1" * 5000  # a 5000-digit denominator: past Python's 4300-digit str() limit
 C = ["release", "c.csv", "--column", "c", "--universe", "utf8:1"]
@@ -113,3 +116,87 @@ def test_out_dev_stdout_on_a_pipe_is_written_through(workdir: Path) -> None:
     result = finitedp([*C, "--epsilon", "1", "--quiet", "--out", "/dev/stdout"], workdir)
     assert_clean(result, (0,))
     assert json.loads(result.stdout)["mechanism"] == "bounded-geometric"
+
+
+def _run_streams(
+    argv: list[str], cwd: Path, *, stdout: object = None, stderr: object = None, close: int = -1
+) -> subprocess.CompletedProcess[bytes]:
+    """``finitedp ARGV`` with its streams redirected (a path opened for writing) or one of
+    the descriptors 0, 1, 2 closed, under the fuzz suite's caps."""
+
+    def prepare() -> None:
+        _limits()
+        if close >= 0:
+            os.close(close)
+
+    env = {**os.environ, "FINITEDP_MAX_MEMORY": "1G"}
+    handles = {
+        name: (open(target, "wb") if isinstance(target, str) else subprocess.PIPE)  # noqa: SIM115
+        for name, target in (("stdout", stdout), ("stderr", stderr))
+    }
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "finitedp", *argv],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=handles["stdout"],
+            stderr=handles["stderr"],
+            preexec_fn=prepare,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        for handle in handles.values():
+            if handle is not subprocess.PIPE:
+                handle.close()  # type: ignore[union-attr]
+
+
+RELEASE = [*C, "--epsilon", "1", "--quiet"]
+
+
+@pytest.mark.parametrize(
+    ("case", "argv", "streams", "status", "message"),
+    [
+        ("stdout on a full device", RELEASE, {"stdout": "/dev/full"}, 2, b"No space left"),
+        ("stdout closed", RELEASE, {"close": 1}, 2, b"standard output is closed"),
+        ("query with stdout closed", ["query", "rel.png", "A"], {"close": 1}, 2, b"closed"),
+        (
+            "stdin closed",
+            ["release", "-", "--column", "c", "--universe", "utf8:1", "--epsilon", "1"],
+            {"close": 0},
+            2,
+            b"standard input is closed",
+        ),
+        ("stderr full, input error", [*C, "--epsilon", "1/3.0"], {"stderr": "/dev/full"}, 2, b""),
+        (
+            "stderr full, release written",
+            [*RELEASE[:-1], "--out", "full.json"],
+            {"stderr": "/dev/full"},
+            0,
+            b"",
+        ),
+    ],
+)
+def test_streams_end_cleanly(
+    workdir: Path, case: str, argv: list[str], streams: dict[str, Any], status: int, message: bytes
+) -> None:
+    """Issue 27 item 3: full or closed streams give the documented status, a clean message
+    on stderr when it can take one, and never a traceback."""
+    result = _run_streams(argv, workdir, **streams)
+    err = result.stderr if isinstance(result.stderr, bytes) else b""
+    assert result.returncode == status, (case, err)
+    assert b"Traceback" not in err and message in err, err
+
+
+def test_with_stderr_closed_stdout_holds_the_json_alone(workdir: Path) -> None:
+    result = _run_streams([*C, "--epsilon", "1", "--seed", "00"], workdir, close=2)
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["mechanism"] == "bounded-geometric"
+
+
+def test_vectors_verify_of_a_non_utf8_file_is_an_input_error(workdir: Path) -> None:
+    (workdir / "latin.jsonl").write_bytes(b"\xff\xfe\n")
+    result = finitedp(["vectors", "verify", "latin.jsonl"], workdir)
+    assert_clean(result, (2,))
+    assert "not UTF-8 text" in result.stderr

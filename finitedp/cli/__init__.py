@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import FiniteDPError
+from ..io.files import say
 from ..plot.command import add_plot_parser
 from .audit import add_audit
 from .query import add_query
@@ -80,11 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     Raises:
         SystemExit: from argparse, for ``--help`` and malformed command lines.
     """
+    for stream in (sys.stdout, sys.stderr):  # a narrow encoding must not fail a message
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         args = _parser().parse_args(argv)
         return int(args.run(args))
     except FiniteDPError as error:
-        print(f"finitedp {args.command}: {error}", file=sys.stderr)
+        say(f"finitedp {args.command}: {error}")
         return 2
     except KeyboardInterrupt:
         # Ctrl-C: the user knows; a traceback would only hide what was (not) written.
@@ -94,3 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``finitedp query ... | head``): nothing more to say.
         _silence_stdout()
         return 141
+    except OSError as error:  # standard output full or failing: the result is lost
+        _silence_stdout()
+        say(f"finitedp {args.command}: cannot write the output: {error.strerror or error}")
+        return 2

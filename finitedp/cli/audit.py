@@ -28,6 +28,7 @@ from ..counting.geometric import GeometricMechanism
 from ..entries import AuditTarget
 from ..errors import FiniteDPError, ParameterError
 from ..io.arguments import count, natural
+from ..io.files import say, show
 from ..io.progress import DELAY_SECONDS, Progress
 from ..params import exact_fraction
 from ..registry import COUNTERS, MECHANISMS
@@ -56,9 +57,9 @@ def _build_sampler(args: argparse.Namespace) -> CountingSampler:
 def _audit(args: argparse.Namespace) -> int:
     sampler = _build_sampler(args)
     if sampler.n > _LARGE_AUDIT and not args.quiet:
-        print(f"finitedp audit: exploring {sampler.n + 1} counts exactly...", file=sys.stderr)
+        say(f"finitedp audit: exploring {sampler.n + 1} counts exactly...")
     report = audit_counting_sampler(sampler, args.beta, max_paths=args.max_paths)
-    print(report.render(distributions=not args.no_distributions))
+    show(report.render(distributions=not args.no_distributions))
     return 0 if report.ok else 1
 
 
@@ -85,7 +86,7 @@ def _audit_histogram(args: argparse.Namespace) -> int:
             progress=progress,
             **{option.name: getattr(args, option.name) for option in args.audit_target.options},
         )
-    print(report.render(distributions=args.distributions))
+    show(report.render(distributions=args.distributions))
     return 0 if report.ok else 1
 
 
@@ -151,7 +152,7 @@ def _audit_compare(args: argparse.Namespace) -> int:
             raise ParameterError(
                 f"sampler: {args.sampler} raised {type(error).__name__}: {error}"
             ) from error
-    print(report.render())
+    show(report.render())
     return 0 if report.consistent else 1
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..io.files import write_stdout
+from ..io.files import say, write_stdout
 
 __all__ = ["finish_release"]
 
@@ -17,15 +16,14 @@ def finish_release(args: argparse.Namespace, payload: bytes, to_stdout: bool, su
     standard output is written only once everything else has succeeded.
     """
     if args.seed is not None:
-        print(
+        say(
             "finitedp release: WARNING: --seed makes the noise deterministic (SeededSource, "
             "SPEC.md); this output is NOT private against anyone who knows or can guess the "
-            "seed. Use it for tests and reproducible examples only.",
-            file=sys.stderr,
+            "seed. Use it for tests and reproducible examples only."
         )
     if not args.quiet:
         where = "on stdout" if to_stdout else f"written to {args.out}"
-        print(f"finitedp release: {summary}; release {where}", file=sys.stderr)
+        say(f"finitedp release: {summary}; release {where}")
     if to_stdout:
         write_stdout(payload)
     return 0

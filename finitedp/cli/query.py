@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..errors import ParameterError
+from ..io.files import show
 from ..io.releases import column_estimates, load_release, read_document
 
 __all__ = ["add_query"]
@@ -37,7 +38,7 @@ def _query(args: argparse.Namespace) -> int:
             raise ParameterError(f"query: {error}") from None
     # Every value is checked before anything is printed.
     lines = [f"{value}\t{release[x]}" for value, x in zip(args.values, numbers, strict=True)]
-    print("\n".join(lines))
+    show("\n".join(lines))
     return 0
 
 
@@ -48,7 +49,7 @@ def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:
             raise ParameterError(
                 f"column {column!r} is not in the release ({', '.join(estimates)})"
             )
-    print("\n".join(f"{column}\t{estimates[column]}" for column in args.values))
+    show("\n".join(f"{column}\t{estimates[column]}" for column in args.values))
     return 0
 
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
-from ..io.files import STDOUT, atomic_path, check_out, write_stdout
+from ..io.files import STDOUT, atomic_path, check_out, say, show, write_stdout
 
 __all__ = ["add_vectors"]
 
@@ -59,8 +58,7 @@ def _vectors_generate(args: argparse.Namespace) -> int:
     with atomic_path(args.out) if args.out != STDOUT else _stdout_file() as temporary:
         write = vectors.generate_negative_to if args.negative else vectors.generate_to
         count = write(temporary)
-    report = sys.stderr if args.out == STDOUT else sys.stdout
-    print(f"wrote {count} vectors to {args.out}", file=report)
+    (say if args.out == STDOUT else show)(f"wrote {count} vectors to {args.out}")
     return 0
 
 
@@ -85,10 +83,14 @@ def _vectors_verify(args: argparse.Namespace) -> int:
     from ..vectors import verify_file
 
     try:
-        with open(args.file, "rb"):
-            pass
+        with open(args.file, "rb") as probe:
+            probe.read().decode("utf-8")  # the file is read whole by the verifier anyway
     except OSError as error:
         raise ParameterError(f"{args.file}: cannot read it: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ParameterError(
+            f"{args.file}: not UTF-8 text (byte {error.start}); a vector file is JSON Lines"
+        ) from None
     ok, message = verify_file(args.file)
-    print(message, file=sys.stdout if ok else sys.stderr)
+    (show if ok else say)(message)
     return 0 if ok else 1

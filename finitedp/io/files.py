@@ -31,6 +31,8 @@ __all__ = [
     "header_positions",
     "input_format",
     "read_bytes",
+    "say",
+    "show",
     "write_atomically",
     "write_stdout",
 ]
@@ -308,8 +310,39 @@ def write_atomically(path: str, data: bytes) -> None:
         stream.write(data)
 
 
+def say(text: str) -> None:
+    """One message line on standard error, never elsewhere: nothing if stderr is closed
+    or full (a message must not turn a result into a failure, nor land in stdout)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        stream.write(text + "\n")
+        stream.flush()
+
+
+def show(text: str) -> None:
+    """A result line on standard output.
+
+    Raises:
+        ParameterError: standard output is closed (the result would go nowhere).
+        OSError: it cannot be written (a full device); ``BrokenPipeError`` included.
+    """
+    if sys.stdout is None:
+        raise ParameterError("standard output is closed; the result would be lost")
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
 def write_stdout(payload: bytes) -> None:
-    """Write UTF-8 bytes to stdout (through its text layer if it has no binary one)."""
+    """Write UTF-8 bytes to stdout (through its text layer if it has no binary one).
+
+    Raises:
+        ParameterError: standard output is closed.
+        OSError: it cannot be written.
+    """
+    if sys.stdout is None:
+        raise ParameterError("standard output is closed; the release would be lost (use --out)")
     sys.stdout.flush()
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:

@@ -90,6 +90,8 @@ def opened_input(path: str, kind: str) -> Iterator[InputFile]:
             or a stream is longer than the limit.
     """
     if path == "-":
+        if sys.stdin is None:
+            raise ParameterError("-: standard input is closed; give the data on it or a file")
         with _copied(sys.stdin.buffer, "<stdin>", kind) as source:
             yield source
         return

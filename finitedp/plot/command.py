@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     pass
 
 from ..io.arguments import count
-from ..io.files import check_out
+from ..io.files import check_out, say
 from ..io.releases import read_document
 from .draw import _output_format, _require_matplotlib, plot_counting_pmfs, plot_release
 from .means import plot_means
@@ -140,5 +139,5 @@ def run_plot(args: argparse.Namespace) -> int:
         _require_matplotlib()  # before reading a large release
         document = read_document(str(args.release))
         path = plot_release(document, None, args.out, values=args.values)
-    print(f"finitedp plot: wrote {path}", file=sys.stderr)
+    say(f"finitedp plot: wrote {path}")
     return 0
