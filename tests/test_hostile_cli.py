@@ -21,6 +21,8 @@ from test_fuzz import _limits, assert_clean, finitedp
 
 BIG = "1/" + "1" * 5000  # a 5000-digit denominator: past Python's 4300-digit str() limit
 C = ["release", "c.csv", "--column", "c", "--universe", "utf8:1"]
+COMPARE = ["audit", "compare", "--reference", "geo", "--n", "5", "--count", "2"]
+COMPARE += ["--epsilon", "1", "--samples", "50", "--quiet"]
 ALP = ["release", "kv.csv", "--column", "k", "--universe", "int:5", "--mechanism", "alp"]
 
 #: (name, argv, exit status, stderr pattern): every message is one line, no traceback.
@@ -64,6 +66,22 @@ CASES = [
         r"only stability, alp, pmg take it, not the default mechanism "
         r"\(bounded-geometric or compact\)",
     ),
+    # item 5: user code in audit compare fails as an input error, with its exception
+    *[
+        (
+            f"audit compare: {module}",
+            [*COMPARE[:2], f"{module}:draw", *COMPARE[2:]],
+            2,
+            pattern,
+        )
+        for module, pattern in (
+            ("user_syntax", r"importing 'user_syntax' failed: SyntaxError"),
+            ("user_boom", r"importing 'user_boom' failed: RuntimeError: boom"),
+            ("user_exit", r"importing 'user_exit' failed: SystemExit: 3"),
+            ("user_quits", r"draw 0 raised SystemExit: 0"),
+            ("user_huge", r"draw 0 returned <a 332193-bit integer>; draws of more than 4096"),
+        )
+    ],
     # item 7: a release saved under a picture's name is never replaced by the picture
     (
         "plot over its own release",
@@ -85,6 +103,14 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("hostile")
     (path / "c.csv").write_text("c\nA\nB\nA\n", encoding="utf-8")
     (path / "kv.csv").write_text("k,v\n1,2\n2,3\n", encoding="utf-8")
+    for module, text in (
+        ("user_syntax", "def draw(:\n"),
+        ("user_boom", "raise RuntimeError('boom')\n"),
+        ("user_exit", "import sys\nsys.exit(3)\n"),
+        ("user_quits", "def draw():\n    raise SystemExit(0)\n"),
+        ("user_huge", "def draw():\n    return 10**100000\n"),
+    ):
+        (path / f"{module}.py").write_text(text, encoding="utf-8")
     release = finitedp(
         [*C, "--epsilon", "1", "--quiet", "--out", "rel.png"],
         path,

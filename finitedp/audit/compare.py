@@ -20,7 +20,7 @@ from typing import Any
 from ..checker.plan import exact_text
 from ..errors import ParameterError, ParameterTypeError
 from ..exactmath import ceil_ln
-from ..params import check_positive_int, exact_fraction
+from ..params import check_positive_int, exact_fraction, short_int
 from .report import NoProgress, ProgressSink
 
 __all__ = ["ComparisonReport", "chi_square_survival", "compare", "load_callable"]
@@ -170,13 +170,49 @@ def _checked_reference(reference: Mapping[int, object]) -> dict[int, Fraction]:
     return pmf
 
 
+#: The largest draw a compared sampler may return (its value is rendered in the report).
+MAX_DRAW_BITS = 4096
+
+
+def _failure(error: BaseException) -> str:
+    """``TypeName: message`` of user code's exception, its message abbreviated."""
+    text = str(error)
+    if len(text) > 200:
+        text = text[:200] + "..."
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _shown(value: object) -> str:
+    """``repr(value)`` for a message, at most 80 characters (user objects may fail it)."""
+    try:
+        text = repr(value)
+    except Exception:  # user code's repr may fail
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _draw(sampler: Callable[[], Any], i: int) -> int:
+    """One draw of user code: any exception (``SystemExit`` included) is an input error."""
+    try:
+        value = sampler()
+    except (Exception, SystemExit) as error:
+        raise ParameterError(f"sampler: draw {i} raised {_failure(error)}") from None
+    return _as_draw(value, i)
+
+
 def _as_draw(value: object, i: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ParameterTypeError(
-            f"sampler: draw {i} returned {value!r} (a {type(value).__name__}); the sampler must "
-            f"return an int"
+            f"sampler: draw {i} returned {_shown(value)} (a {type(value).__name__}); the "
+            f"sampler must return an int"
         )
-    return operator.index(value)
+    z = operator.index(value)
+    if z.bit_length() > MAX_DRAW_BITS:
+        raise ParameterError(
+            f"sampler: draw {i} returned {short_int(z)}; draws of more than {MAX_DRAW_BITS} "
+            f"bits are refused (no reference distribution has such values)"
+        )
+    return z
 
 
 def _ln_upper(x: Fraction) -> Fraction:
@@ -323,7 +359,7 @@ def compare(
     counts: dict[int, int] = {}
     batch = 0
     for i in range(n_samples):
-        z = _as_draw(sampler(), i)
+        z = _draw(sampler, i)
         counts[z] = counts.get(z, 0) + 1
         batch += 1
         if batch == 4096:
@@ -377,8 +413,10 @@ def load_callable(spec: str) -> Callable[[], Any]:
         )
     try:
         found: Any = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ParameterError(f"sampler: cannot import {module_name!r}: {error}") from None
+    except (Exception, SystemExit) as error:  # user code: any failure is reported as such
+        raise ParameterError(
+            f"sampler: importing {module_name!r} failed: {_failure(error)}"
+        ) from None
     for part in attribute.split("."):
         try:
             found = getattr(found, part)
