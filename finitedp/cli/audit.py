@@ -51,6 +51,10 @@ def _build_sampler(args: argparse.Namespace) -> CountingSampler:
         raise ParameterError(f"--gamma: the {entry.name} sampler needs it, e.g. --gamma 1/8")
     if not entry.takes_gamma and args.gamma is not None:
         raise ParameterError(f"--gamma: does not apply to the {entry.name} sampler")
+    if args.slack is not None and args.noise != "tight":
+        raise ParameterError(
+            f"--slack: got {args.slack}; only tight noise has a slack (add --noise tight)"
+        )
     return entry.build(args.n, args.epsilon, args.gamma, args.noise, args.slack)
 
 
@@ -288,7 +292,8 @@ def _add_histogram_audit(targets: Any, name: str, target: AuditTarget) -> None:
         elif option.kind == "choice":
             audit.add_argument(option.flag, choices=option.choices, help=option.help)
         else:
-            kind = int if option.kind == "int" else str
+            # one parser for every integer option: ASCII digits (int() reads Arabic digits, 0_1)
+            kind = count if option.kind == "int" else str
             audit.add_argument(option.flag, type=kind, metavar=option.metavar, help=option.help)
     audit.add_argument("--ordered", action="store_true", help="enumerate every dataset of X^n")
     audit.add_argument(

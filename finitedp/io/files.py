@@ -214,6 +214,8 @@ def check_out(out: str | None, inputs: str) -> None:
     """
     if out is None or out == STDOUT:
         return
+    if out.endswith(("/", os.sep)):
+        raise ParameterError(f"--out: {out} names a directory (it ends with /); give a file name")
     target, kind = _resolved(out)
     if kind == "directory":
         raise ParameterError(f"--out: {out} is a directory; give a file name")

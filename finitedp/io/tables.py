@@ -188,16 +188,25 @@ def _relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) ->
     if source.kind == "parquet":
         where = f"read_parquet({_literal(source.path)})"
         try:
-            header = [
-                row[0] for row in _connect().execute(f"DESCRIBE SELECT * FROM {where}").fetchall()
-            ]
+            described = _connect().execute(f"DESCRIBE SELECT * FROM {where}").fetchall()
         except duckdb.Error as error:
             raise ParameterError(
                 f"{source.name}: cannot read it as Parquet: {_first_line(error)}"
             ) from None
+        header = [row[0] for row in described]
         positions = header_positions(header, columns, source.name, "Parquet")
-        names = [header[i].replace('"', '""') for i in positions]
-        return [where, *(f'CAST("{n}" AS VARCHAR)' for n in names)]
+        # A BLOB is read as UTF-8 text, strictly (decode fails on other bytes), as CSV and
+        # text input are: CAST would turn bytes FF FE into the text '\xFF\xFE'.
+        return [
+            where,
+            *(
+                ("decode" if described[i][1] == "BLOB" else "CAST")
+                + f'("{header[i].replace(chr(34), chr(34) * 2)}"'
+                + ("" if described[i][1] == "BLOB" else " AS VARCHAR")
+                + ")"
+                for i in positions
+            ),
+        ]
     header = _csv_header(source)
     positions = header_positions(header, columns, source.name, "CSV")
     declared = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header)))
