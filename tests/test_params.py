@@ -451,5 +451,5 @@ def test_short_int() -> None:
     assert short_int(10**30 - 1) == str(10**30 - 1)
     assert short_int(-(10**30) + 1) == str(-(10**30) + 1)
     assert short_int(10**30) == "<a 100-bit integer>"
-    assert short_int(-(2**200)) == "<a 201-bit integer>"
+    assert short_int(-(2**200)) == "<a negative 201-bit integer>"
     assert short_int(0) == "0"
