@@ -64,6 +64,25 @@ CASES = [
         for text in ("\u0661", "\uff11", "0_1")
     ],
     (
+        "pmg --k beyond memory",
+        [*ALP[:-1], "pmg", "--epsilon", "1", "--delta", "1/1000", "--k", "1000000000000"],
+        2,
+        r"k = 1000000000000: the sketch's 1000000000000 counters would need about 181\.8 TiB",
+    ),
+    (
+        "pmg --k of 101 digits",
+        [*ALP[:-1], "pmg", "--epsilon", "1", "--delta", "1/1000", "--k", "1" + "0" * 100],
+        2,
+        r"k = <a 333-bit integer>: the sketch's",
+    ),
+    ("audit pmg --k 10^18", [*PMG_AUDIT, "--k", "1" + "0" * 18], 2, r"k = 10{18}: the sketch"),
+    (
+        "audit compare --samples 10^12",
+        [*COMPARE[:2], "user_one:draw", *COMPARE[2:-3], "--samples", "1" + "0" * 12, "--quiet"],
+        2,
+        r"--samples: got 1000000000000; at most 100,000,000 draws",
+    ),
+    (
         "audit geo --slack with paper noise",
         ["audit", "geo", "--n", "3", "--epsilon", "1", "--slack", "1/10"],
         2,
@@ -145,6 +164,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("user_exit", "import sys\nsys.exit(3)\n"),
         ("user_quits", "def draw():\n    raise SystemExit(0)\n"),
         ("user_huge", "def draw():\n    return 10**100000\n"),
+        ("user_one", "def draw():\n    return 1\n"),
     ):
         (path / f"{module}.py").write_text(text, encoding="utf-8")
     release = finitedp(

@@ -170,6 +170,9 @@ def _checked_reference(reference: Mapping[int, object]) -> dict[int, Fraction]:
     return pmf
 
 
+#: The most draws ``compare`` makes: each is a call of user code (about 10^7 a minute).
+MAX_SAMPLES = 10**8
+
 #: The largest draw a compared sampler may return (its value is rendered in the report).
 MAX_DRAW_BITS = 4096
 
@@ -350,6 +353,11 @@ def compare(
         ParameterTypeError: the sampler returned something other than an int.
     """
     n_samples = check_positive_int(samples, "samples")
+    if n_samples > MAX_SAMPLES:
+        raise ParameterError(
+            f"samples: got {short_int(n_samples)}; at most {MAX_SAMPLES:,} draws (one Python "
+            f"call each: about a minute per 10^7 draws, so 10^8 take some 10 minutes)"
+        )
     level = exact_fraction(confidence, "confidence")
     if not 0 < level < 1:
         raise ParameterError(f"confidence: got {level}; it must lie in (0, 1)")

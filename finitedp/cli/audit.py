@@ -150,7 +150,11 @@ def _audit_compare(args: argparse.Namespace) -> int:
                 description=f"{args.sampler} against {described}",
                 progress=progress,
             )
-        except FiniteDPError:
+        except FiniteDPError as error:
+            text = str(error)
+            for name in ("samples", "confidence"):  # the flag the user typed
+                if text.startswith(f"{name}: "):
+                    raise type(error)(f"--{text}") from None
             raise
         except Exception as error:  # the foreign sampler's own failure
             raise ParameterError(

@@ -35,8 +35,29 @@ from dataclasses import dataclass
 
 from ..errors import ParameterError
 from ..params import check_positive_int, short_int
+from ..resources import require_memory
 
-__all__ = ["MGSketch", "MisraGries", "misra_gries", "standard_misra_gries"]
+__all__ = [
+    "COUNTER_BYTES",
+    "MGSketch",
+    "MisraGries",
+    "misra_gries",
+    "require_counters",
+    "standard_misra_gries",
+]
+
+#: Bytes one counter of the sketch costs in Python (a dict entry, a heap slot, its ints).
+COUNTER_BYTES = 200
+
+
+def require_counters(k: int) -> None:
+    """Refuse a sketch of ``k`` counters whose memory is above the limit, before any work.
+
+    Raises:
+        ResourceLimitError: ``COUNTER_BYTES k`` above :func:`finitedp.resources.max_memory`.
+    """
+    shown = short_int(k)
+    require_memory(COUNTER_BYTES * k, f"the sketch's {shown} counters", f"k = {shown}")
 
 
 @dataclass(frozen=True)
@@ -112,6 +133,7 @@ class MisraGries:
     def __init__(self, k: int, universe_size: int) -> None:
         self._k = check_positive_int(k, "k")
         self._d = check_positive_int(universe_size, "universe_size")
+        require_counters(self._k)
         dummies = list(range(self._d + 1, self._d + self._k + 1))
         self._stored: dict[int, int] = dict.fromkeys(dummies, 0)  # s_x = c_x + gamma
         self._zeros: list[int] = dummies  # a heap holding every key with s_x = gamma

@@ -47,7 +47,7 @@ from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction, probability
-from .misragries import MGSketch, misra_gries
+from .misragries import MGSketch, misra_gries, require_counters
 from .release import SketchRelease
 
 __all__ = [
@@ -121,6 +121,7 @@ class PrivateMisraGries:
         standard: bool = False,
     ) -> None:
         self.k = check_positive_int(k, "k")
+        require_counters(self.k)  # before the noise tables, which grow with k too
         self.universe_size = check_positive_int(universe_size, "universe_size")
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.delta = probability(delta, "delta")
