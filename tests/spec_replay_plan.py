@@ -15,7 +15,7 @@ from math import isqrt
 from typing import Any
 
 from spec_replay_noise import Taking, _grid, _least, binary_search, candidates, clip_of
-from spec_replay_sums import _gaussian_table, _split
+from spec_replay_sums import _split, gaussian_cdf
 
 
 def _signed(q: Fraction) -> str:
@@ -77,23 +77,12 @@ def fixed_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> 
     return _signed(lower + index * step)
 
 
-def _table(sigma2: Fraction) -> tuple[list[int], int]:
-    """The default table's CDF over ``[-R, R]`` and ``R`` (section 2e step 3)."""
-    w = _gaussian_table(sigma2)
-    radius = len(w) - 1
-    cdf, running = [], 0
-    for z in range(-radius, radius + 1):
-        running += w[abs(z)]
-        cdf.append(running)
-    return cdf, radius
-
-
 def _gaussian_search(
     rho: Fraction, size: int, s: list[int], m: int, tape: Taking
 ) -> tuple[int, dict[str, str]]:
     steps = max(1, (size - 1).bit_length())
     sigma2 = Fraction(steps) / (2 * rho * (1 - Fraction(1, 1 << 20)))
-    cdf, radius = _table(sigma2)
+    cdf, radius = gaussian_cdf(sigma2)
     noise = [bisect_left(cdf, tape.take(cdf[-1])) - radius for _ in range(steps)]
     lo, hi = 0, size - 1
     for z in noise:
@@ -200,7 +189,7 @@ def plan(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> dict[str, 
         outputs = []
         for i in range(d):  # equal grids: one variance, draws in coordinate order
             variance = Fraction(span * span) / (2 * rho * b[i] * b[i])
-            cdf, radius = _table(variance)
+            cdf, radius = gaussian_cdf(variance)
             noisy = sums[i] + bisect_left(cdf, tape.take(cdf[-1])) - radius
             outputs.append(n * lower + step * noisy)
         edge = (upper - lower) / max(4, _iroot(d * d, 5))
@@ -231,7 +220,7 @@ def plan(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> dict[str, 
     units, clipped = int(p["units"]), int(p["clipped"])
     c = isqrt(d - 1) + 1 if d > 1 else 1
     sigma2 = Fraction((2 * units) ** 2) / (2 * run.rho_z * (1 - Fraction(1, 1 << 20)))
-    cdf, radius = _table(sigma2)
+    cdf, radius = gaussian_cdf(sigma2)
     assert (_signed(sigma2), str(radius), str(cdf[-1])) == (
         derived["sigma2"],
         derived["noise_radius"],

@@ -166,6 +166,17 @@ def _gaussian_table(sigma2: Fraction) -> list[int]:
         z += 1
 
 
+def gaussian_cdf(sigma2: Fraction) -> tuple[list[int], int]:
+    """The default table's CDF over ``[-R, R]`` and its radius ``R`` (section 2e step 3)."""
+    w = _gaussian_table(sigma2)
+    radius = len(w) - 1
+    cdf, running = [], 0
+    for z in range(-radius, radius + 1):
+        running += w[abs(z)]
+        cdf.append(running)
+    return cdf, radius
+
+
 def vector_sum(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> list[str]:
     lowers = [Fraction(x) for x in p["lowers"]]
     steps = [Fraction(x) for x in p["steps"]]
@@ -191,12 +202,8 @@ def vector_sum(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> list
         variances = [Fraction(u * u) / (2 * rho * x * x) for u, x in zip(units, b, strict=False)]
         assert [_signed(v) for v in variances] == derived["variances"]
         for v in sorted(set(variances)):
-            w = _gaussian_table(v)
-            radius = len(w) - 1
-            cdf, running = [], 0
-            for z in range(-radius, radius + 1):
-                running += w[abs(z)]
-                cdf.append(running)
+            cdf, radius = gaussian_cdf(v)
+            running = cdf[-1]
             for i in (i for i, vi in enumerate(variances) if vi == v):
                 assert str(radius) == derived["radii"][i]
                 noisy[i] += bisect_left(cdf, tape.take(running)) - radius
