@@ -178,3 +178,26 @@ def test_auto_selection_keeps_the_exponential_where_it_places_every_median() -> 
     assert (forced.selection, forced.rounds) == ("exponential", 8)
     with pytest.raises(ParameterError, match="selection: got 'fast'; use 'auto'"):
         PLAN(-1, 1, d=2, n=4, rho=1, selection="fast")  # type: ignore[arg-type]
+
+
+def test_the_split_rule_asks_for_the_stated_ranges_and_targets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 29: shares_by_need searches the centre in [16, 64]/256 (then [65, 128]/256 for
+    one round) and the spread in [8, 64]/256, with targets min(m, n - 1 - m) and
+    min(m', n' - 1 - m'); pinned through the calls it makes (nothing is placed here)."""
+    from finitedp.mean import shares
+
+    calls: list[tuple[str, int, int, int]] = []
+
+    def none(plan: PLAN, step: str, low: int, high: int, target: int) -> None:
+        calls.append((step, low, high, target))
+
+    monkeypatch.setattr(shares, "least_share", none)
+    plan = PLAN(-20, 20, d=4, n=1000, rho=1, step="1/16", selection="exponential", rounds=1)
+    assert calls == [("centre", 16, 64, 499), ("centre", 65, 128, 499), ("spread", 8, 64, 249)]
+    assert plan.shares[:2] == (Fraction(1, 2), Fraction(1, 8)) and plan.rounds == 1
+    calls.clear()
+    repaired = PLAN(-20, 20, d=4, n=1001, rho=1, step="1/16", selection="exponential")
+    assert calls == [("centre", 16, 64, 500), ("spread", 8, 64, 249)]
+    assert (repaired.shares[0], repaired.rounds) == (Fraction(1, 16), 8)
