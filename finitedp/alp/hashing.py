@@ -136,7 +136,12 @@ class HashSequence:
         if len(self.a) != len(self.b):
             raise ParameterError(f"a, b: got {len(self.a)} and {len(self.b)} values; need equal")
         if self.word > MAX_WORD:
-            raise ParameterError(f"word: got {self.word}; at most {MAX_WORD} bits")
+            raise ParameterError(
+                f"universe_size: a universe of {self.universe_size.bit_length()}-bit keys needs "
+                f"hash words of {self.word} bits; multiply-add-shift takes at most {MAX_WORD} "
+                f"(keys of at most {MAX_WORD - self.s.bit_length() + 1} bits: utf8:L with "
+                f"L <= {(MAX_WORD - self.s.bit_length() - 63) // 8})"
+            )
         for name, values in (("a", self.a), ("b", self.b)):
             for v in values:
                 if type(v) is not int or v < 0 or v.bit_length() > self.word:

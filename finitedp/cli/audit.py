@@ -77,6 +77,9 @@ def _audit_histogram(args: argparse.Namespace) -> int:
         FiniteDPError: a parameter error, or an instance too large to enumerate
             (the message gives the estimate and the sizes known to work).
     """
+    for option in args.audit_target.options:  # before any work, as release does
+        if option.required and getattr(args, option.name) is None:
+            raise ParameterError(f"{option.flag}: the {args.target} audit needs it ({option.help})")
     with Progress(not args.quiet, DELAY_SECONDS) as progress:
         report = audit_histogram_mechanism(
             args.target,
