@@ -121,8 +121,8 @@ class PLAN:
             mechanism where its bound places every centre and spread within a
             quarter of ``rho`` each (it is the more precise near the median), else
             the Gaussian search, whose failures are rarer far from the data (issue
-            28).  The clipping radius, one quantile, is always the exponential
-            mechanism.
+            28); with ``shares`` given, ``"auto"`` is the exponential mechanism.  The
+            clipping radius, one quantile, is always the exponential mechanism.
         beta: the failure probability the clipping count ``k`` allows for.
         shares: ``(centre, spread, radius, noise)`` fractions of ``rho``; by default
             each step gets what its statement needs (:func:`.shares.shares_by_need`), and
@@ -140,8 +140,8 @@ class PLAN:
         noise_radius, noise_precision: the discrete Gaussian's table (defaults: its own).
         rounds: ``R``, how many times steps 3-4 run (each recentred on the estimate so
             far, :mod:`.rounds`; at most ``MAX_ROUNDS``); by default 1, or
-            ``REPAIR_ROUNDS`` where no centre share up to 1/2 keeps every median inside
-            its data (:func:`.shares.shares_by_need`).
+            ``REPAIR_ROUNDS`` where no centre share up to 1/4 keeps every median inside
+            its data (:func:`.shares.shares_by_need`; with ``shares`` given, 1).
 
     Raises:
         ParameterError: any parameter out of range, named.
