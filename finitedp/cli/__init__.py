@@ -98,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``finitedp query ... | head``): nothing more to say.
         _silence_stdout()
         return 141
-    except OSError as error:  # standard output full or failing: the result is lost
+    except OSError as error:  # a stream or file failing under us (stdout full, say)
         _silence_stdout()
-        say(f"finitedp {args.command}: cannot write the output: {error.strerror or error}")
+        name = f" {error.filename}" if getattr(error, "filename", None) else ""
+        say(f"finitedp {args.command}: input/output error{name}: {error.strerror or error}")
         return 2
