@@ -343,7 +343,9 @@ def test_the_spread_share_is_the_least_that_keeps_every_spread_inside_its_gaps()
 def test_pinned_figures_of_the_construction() -> None:
     plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", selection="exponential")
     k = plan.units
-    assert k == 16 * 3  # 16 ceil(sqrt(8))
+    assert k == max(16 * 3, 1000 // 2)  # max(16 ceil(sqrt(8)), ceil(n/2))
+    assert PLAN(-20, 20, d=8, n=30, rho="1/2", step="1/16").units == 16 * 3
+    assert PLAN(-20, 20, d=8, n=10**6, rho="1/2", step="1/16").units == 8191
     noise_rho = plan.shares[3] * Fraction(1, 2)
     assert plan.noise.sigma2 == Fraction((2 * k) ** 2) / (2 * noise_rho * (1 - Fraction(1, 2**20)))
     assert plan.clipped == isqrt(999) + 1 + plan.radius.rank_error(Fraction(1, 30))

@@ -103,9 +103,9 @@ def test_nearest_indices_round_to_the_grid_and_clamp(values: list[Fraction]) -> 
     grid = Grid(-4, 4, "1/3")
     for value, index in zip(values, nearest_indices(grid, values), strict=True):
         assert 0 <= index <= grid.size - 1
-        if -4 <= value <= 4:  # within half a step, halves up
+        if -4 <= value <= 4:  # within half a step, halves up: offset in [-s/2, s/2)
             offset = value - grid.value(index)
-            assert -Fraction(1, 6) < offset <= Fraction(1, 6)
+            assert -Fraction(1, 6) <= offset < Fraction(1, 6)
         else:
             assert index == (0 if value < -4 else grid.size - 1)
 
