@@ -345,7 +345,15 @@ def test_pinned_figures_of_the_construction() -> None:
     k = plan.units
     assert k == max(16 * 3, 1000 // 2)  # max(16 ceil(sqrt(8)), ceil(n/2))
     assert PLAN(-20, 20, d=8, n=30, rho="1/2", step="1/16").units == 16 * 3
-    assert PLAN(-20, 20, d=8, n=10**6, rho="1/2", step="1/16").units == 8191
+    # K grows towards n/2 as far as the noise's sigma^2 <= 2^28 (a table exact at 128
+    # bits): at n = 10^6 the bound decides, and the guarantee stays meaningful
+    large = PLAN(-20, 20, d=8, n=10**6, rho="1/2", step="1/16")
+    guarded = large.shares[3] * Fraction(1, 2) * (1 - Fraction(1, 2**20))
+    assert large.units == isqrt(int(guarded * 2**27)) < 8191
+    assert large.noise.sigma2 is not None and large.noise.sigma2 <= 2**28
+    wide = PLAN(-20, 20, d=4096, n=10**5, rho="1/16", step="1/16")
+    assert wide.noise.sigma2 is not None and wide.noise.sigma2 <= 2**28
+    assert wide.guarantee.rho_delta < Fraction(1, 10**20) and wide.epsilon_for("1/1000000") < 2
     noise_rho = plan.shares[3] * Fraction(1, 2)
     assert plan.noise.sigma2 == Fraction((2 * k) ** 2) / (2 * noise_rho * (1 - Fraction(1, 2**20)))
     assert plan.clipped == isqrt(999) + 1 + plan.radius.rank_error(Fraction(1, 30))

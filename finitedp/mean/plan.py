@@ -134,8 +134,9 @@ class PLAN:
             grid's lower end, public; the default for ``variance="binary"``, as the
             authors' binary PLAN does).
         units: ``K``, the grid of ``C/K`` on which rows are summed (default
-            ``max(16 ceil(sqrt(d)), ceil(n/2))`` up to ``8191``; at least
-            ``ceil(sqrt(d))``).
+            ``16 ceil(sqrt(d))``, grown towards ``ceil(n/2)`` as far as the noise's
+            ``sigma^2 <= 2^28`` (its table exact at 128 bits), at most ``8191``; at
+            least ``ceil(sqrt(d))``).
         clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
             many levels as reach 1 unit).
         noise_radius, noise_precision: the discrete Gaussian's table (defaults: its own).
@@ -199,10 +200,7 @@ class PLAN:
                 f"step: the grid has {self.span} steps; PLAN takes at most 2^{SCALE_BITS - 9}"
             )
         root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
-        # Rounding to C/K moves a row by at most 1/2 unit per coordinate; on discrete
-        # data (0/1 rows) every row rounds alike, so the sum can be off by n/2 units
-        # against a noise of about 2K/sqrt(2 rho) units: K grows with n too.
-        default_units = min(max(16 * root, -(-self.n // 2)), (1 << 13) - 1)
+        default_units = min(16 * root, (1 << 13) - 1)  # grown with n at step 4
         self.units = default_units if units is None else check_positive_int(units, "units")
         if not root <= self.units < 1 << 13:
             raise ParameterError(
@@ -288,6 +286,14 @@ class PLAN:
         )
         # 4. the noise: l2 sensitivity 2K units.
         guarded = noise_share * (1 - Fraction(1, 1 << NOISE_GUARD))
+        if units is None:
+            # Rounding to C/K moves a row by at most 1/2 unit per coordinate; on discrete
+            # data (0/1 rows) every row rounds alike, so the sum can be off by n/2 units
+            # against a noise of about 2K/sqrt(2 rho_n) units: K grows to n/2, as far as
+            # sigma^2 = (2K)^2/(2 rho_n) <= 2^28 keeps the table exact at 128 bits.
+            precise = isqrt((guarded * (1 << 27)).numerator // (guarded * (1 << 27)).denominator)
+            wanted = min(-(-self.n // 2), precise)
+            self.units = min(max(self.units, wanted), (1 << 13) - 1)
         self.noise = DiscreteGaussian.from_variance(
             Fraction((2 * self.units) ** 2) / (2 * guarded),
             radius=noise_radius,
