@@ -286,14 +286,9 @@ class PLAN:
         )
         # 4. the noise: l2 sensitivity 2K units.
         guarded = noise_share * (1 - Fraction(1, 1 << NOISE_GUARD))
-        if units is None:
-            # Rounding to C/K moves a row by at most 1/2 unit per coordinate; on discrete
-            # data (0/1 rows) every row rounds alike, so the sum can be off by n/2 units
-            # against a noise of about 2K/sqrt(2 rho_n) units: K grows to n/2, as far as
-            # sigma^2 = (2K)^2/(2 rho_n) <= 2^28 keeps the table exact at 128 bits.
-            precise = isqrt((guarded * (1 << 27)).numerator // (guarded * (1 << 27)).denominator)
-            wanted = min(-(-self.n // 2), precise)
-            self.units = min(max(self.units, wanted), (1 << 13) - 1)
+        if units is None:  # 0/1 rows all round alike: K grows to n/2 (proofs_notes/plan.md)
+            precise = isqrt(int(guarded * (1 << 27)))  # sigma^2 <= 2^28: exact 128-bit table
+            self.units = min(max(self.units, min(-(-self.n // 2), precise)), (1 << 13) - 1)
         self.noise = DiscreteGaussian.from_variance(
             Fraction((2 * self.units) ** 2) / (2 * guarded),
             radius=noise_radius,
