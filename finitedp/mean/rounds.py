@@ -38,8 +38,8 @@ MAX_ROUNDS = 16
 #: data (:func:`.shares.shares_by_need`).  Each round shrinks the centre's error by
 #: about ``n sqrt(rho_t)/sqrt(d)``, and the inverse-variance mean loses little to
 #: the early rounds: at the thesis' n = 4000, d = 2048, rho = 1/16 (Gaussian A),
-#: four rounds gave an l2 error of 16, six 5.9, eight 4.9 (IOME: 11.2;
-#: benchmarks/plan_experiments.py).
+#: with exponential medians and no spreads, four rounds gave an l2 error of 16, six
+#: 5.9, eight 4.9 (IOME: 11.2; benchmarks/plan_experiments.py).
 REPAIR_ROUNDS = 8
 
 
