@@ -76,6 +76,18 @@ def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseRea
     return release, universe, found
 
 
+def document_field(mapping: Any, key: str, name: str, *, kind: str) -> Any:
+    """``mapping[key]`` of a release document ``name``; refused if it is missing.
+
+    Raises:
+        ParameterError: ``mapping`` is not an object or lacks ``key`` (``kind`` says what
+            document was expected, e.g. ``"a plan-mean release"``).
+    """
+    if not isinstance(mapping, dict) or key not in mapping:
+        raise ParameterError(f"{name}: {key}: missing; not {kind}")
+    return mapping[key]
+
+
 def column_estimates(document: Any, name: str) -> dict[str, str] | None:
     """``{column: exact estimate}`` of a release over numeric columns (a document with
     ``"estimates"``: sums, quantiles); ``None`` for other releases.

@@ -26,6 +26,7 @@ Fraction(16, 5)
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from math import sqrt
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from ..io.releases import document_field
 from ..params import exact_fraction
 
 __all__ = ["MeanSeries", "mean_series", "plot_means"]
@@ -49,10 +51,7 @@ class MeanSeries:
     sigma2: Fraction
 
 
-def _field(mapping: Any, key: str, name: str) -> Any:
-    if not isinstance(mapping, dict) or key not in mapping:
-        raise ParameterError(f"{name}: {key}: missing (a release of plan-mean has it)")
-    return mapping[key]
+_field = functools.partial(document_field, kind="a plan-mean release")
 
 
 def mean_series(document: Any, name: str) -> MeanSeries:

@@ -25,6 +25,7 @@ floating point (display).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from ..io.releases import document_field
 from ..jsonvalues import parse_rational
 
 __all__ = ["ShapeSeries", "plot_shapes", "shape_series"]
@@ -77,10 +79,7 @@ class ShapeSeries:
         }
 
 
-def _field(mapping: Any, key: str, name: str) -> Any:
-    if not isinstance(mapping, dict) or key not in mapping:
-        raise ParameterError(f"{name}: {key}: missing; not a sum release of finitedp release")
-    return mapping[key]
+_field = functools.partial(document_field, kind="a sum release of finitedp release")
 
 
 def _signed(text: Any, name: str) -> Fraction:
