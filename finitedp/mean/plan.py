@@ -69,7 +69,7 @@ from .release import (
     parse_shares,
     parse_variance,
 )
-from .rounds import MAX_ROUNDS, Round, combine, nearest_indices
+from .rounds import MAX_ROUNDS, run_rounds
 from .scaling import (
     SCALE_BITS,
     clip_levels,
@@ -440,39 +440,7 @@ class PLAN:
                 total += clipped_sum(w, bounds[rows_], radius, self.units)
             return radius, total.tolist()
 
-        return self.run_rounds(centre, scales, clip, source)
-
-    def run_rounds(
-        self,
-        centre: list[int],
-        scales: list[int],
-        clip: Callable[[list[int]], tuple[int, list[int]]],
-        rng: RandomSource,
-    ) -> MeanRelease:
-        """Steps 3-4, ``R`` times: ``clip(centre)`` draws the radius and gives the clipped
-        sums; the noise (``d`` draws) makes the round's estimate; the next round is
-        centred on the grid point nearest the estimates so far (:mod:`.rounds`)."""
-        step, done = self.grid.step, []
-        for _ in range(self.rounds):
-            radius, sums = clip(centre)
-            noise = self.noise.sample_many(self.d, rng)
-            estimates = tuple(
-                self.grid.value(m) + Fraction((s + z) * radius, self.units * self.n * scale) * step
-                for m, s, z, scale in zip(centre, sums, noise, scales, strict=True)
-            )
-            values = tuple(self.grid.value(m) for m in centre)
-            done.append(Round(values, radius, estimates))
-            centre = nearest_indices(self.grid, combine(done))
-        return MeanRelease(
-            self.n,
-            combine(done),
-            done[0].centre,
-            tuple(scales),
-            done[-1].radius,
-            self.units,
-            self.guarantee,
-            rounds=tuple(done) if len(done) > 1 else (),
-        )
+        return run_rounds(self, centre, scales, clip, source)
 
     def release_sets(
         self, sets: Sequence[Sequence[int]], rng: RandomSource | None = None

@@ -16,13 +16,13 @@ from ..accounting import Guarantee
 from ..errors import FiniteDPError, ParameterError
 from ..jsonvalues import json_int, rational
 from ..params import exact_fraction, short_fraction
-from .rounds import Round
 
 __all__ = [
     "LISTING_SHARES",
     "NEIGHBOURS",
     "PLAN_RELEASE_VERSION",
     "MeanRelease",
+    "Round",
     "naming_rho",
     "parse_shares",
     "parse_variance",
@@ -37,6 +37,15 @@ PLAN_RELEASE_VERSION = 1
 #: Listing 5.1's split: 1/4 of rho to centre and spread (1/4 and 3/4 of it), then
 #: 1/4 of the rest to the clipping radius and 3/4 to the noise.
 LISTING_SHARES = (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9, 16))
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round's public outputs: its centre (grid values), radius ``C_t`` and estimates."""
+
+    centre: tuple[Fraction, ...]
+    radius: int
+    estimates: tuple[Fraction, ...]
 
 
 @dataclass(frozen=True)

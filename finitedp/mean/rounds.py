@@ -23,13 +23,18 @@ centre was already good the rounds' noises average out and little budget is lost
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
+from ..oracle import RandomSource
 from ..selection.quantile import Grid
+from .release import MeanRelease, Round
 
-__all__ = ["MAX_ROUNDS", "REPAIR_ROUNDS", "Round", "combine", "nearest_indices"]
+if TYPE_CHECKING:
+    from .plan import PLAN
+
+__all__ = ["MAX_ROUNDS", "REPAIR_ROUNDS", "Round", "combine", "nearest_indices", "run_rounds"]
 
 #: The most rounds PLAN takes (each a radius quantile and ``d`` noise draws).
 MAX_ROUNDS = 16
@@ -41,15 +46,6 @@ MAX_ROUNDS = 16
 #: with exponential medians and no spreads, four rounds gave an l2 error of 16, six
 #: 5.9, eight 4.9 (IOME: 11.2; benchmarks/plan_experiments.py).
 REPAIR_ROUNDS = 8
-
-
-@dataclass(frozen=True)
-class Round:
-    """One round's public outputs: its centre (grid values), radius ``C_t`` and estimates."""
-
-    centre: tuple[Fraction, ...]
-    radius: int
-    estimates: tuple[Fraction, ...]
 
 
 def combine(rounds: Sequence[Round]) -> tuple[Fraction, ...]:
@@ -86,3 +82,36 @@ def nearest_indices(grid: Grid, estimates: Sequence[Fraction]) -> list[int]:
         index = position.numerator // position.denominator
         out.append(min(max(index, 0), span))
     return out
+
+
+def run_rounds(
+    plan: PLAN,
+    centre: list[int],
+    scales: list[int],
+    clip: Callable[[list[int]], tuple[int, list[int]]],
+    rng: RandomSource,
+) -> MeanRelease:
+    """Steps 3-4, ``R`` times, and the release: ``clip(centre)`` draws the radius and gives
+    the clipped sums; the noise (``d`` draws) makes the round's estimate; the next round
+    is centred on the grid point nearest the estimates so far.  The dense and the sparse
+    paths (:mod:`.sparse`) differ only in ``clip``."""
+    grid, step, done = plan.grid, plan.grid.step, []
+    for _ in range(plan.rounds):
+        radius, sums = clip(centre)
+        noise = plan.noise.sample_many(plan.d, rng)
+        estimates = tuple(
+            grid.value(m) + Fraction((s + z) * radius, plan.units * plan.n * scale) * step
+            for m, s, z, scale in zip(centre, sums, noise, scales, strict=True)
+        )
+        done.append(Round(tuple(grid.value(m) for m in centre), radius, estimates))
+        centre = nearest_indices(grid, combine(done))
+    return MeanRelease(
+        plan.n,
+        combine(done),
+        done[0].centre,
+        tuple(scales),
+        done[-1].radius,
+        plan.units,
+        plan.guarantee,
+        rounds=tuple(done) if len(done) > 1 else (),
+    )

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..oracle import RandomSource
+from .rounds import run_rounds
 from .scaling import ceil_sqrt, integer_scales, level_of
 
 if TYPE_CHECKING:
@@ -106,4 +107,4 @@ def release_sets(plan: PLAN, sets: Sequence[Sequence[int]], rng: RandomSource) -
         total += (unclipped - kept) * low + kept * high
         return radius, total.tolist()
 
-    return plan.run_rounds(centre, scales, clip, rng)
+    return run_rounds(plan, centre, scales, clip, rng)
