@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from plan_experiments import report_cell  # the same per-cell lines as Section 5.7's A/B/C
 
 from finitedp.mean import PLAN
 from finitedp.oracle import SeededSource
@@ -72,8 +73,8 @@ def main() -> int:
     gen = np.random.default_rng(2026)
     print(f"n = {N}; runs per cell: {runs}; error ||estimate - p||_1 / 2 (median / 90th pct)")
     print(
-        f"{'d':>5}{'ratio':>6}{'rho':>6}  {'algorithm':<20}{'median':>9}{'p90':>9}"
-        f"{'vs emp':>9}{'secs':>7}"
+        f"{'d':>5}{'ratio':>6}{'rho':>6}  {'algorithm':<20}{'median':>10}{'p90':>10}"
+        f"{'vs emp':>10}{'secs':>7}"
     )
     for d in dims:
         for ratio in ratios:
@@ -114,16 +115,7 @@ def main() -> int:
                         errors[name].append(
                             (float(np.abs(est - p).sum() / 2), float(np.abs(est - emp).sum() / 2))
                         )
-                medians = {}
-                for name, errs in errors.items():
-                    true_err = np.array([e[0] for e in errs])
-                    emp_err = np.array([e[1] for e in errs])
-                    medians[name] = float(np.median(true_err))
-                    print(
-                        f"{d:>5}{ratio:>6.2f}{rho!s:>6}  {name:<20}{np.median(true_err):>9.4g}"
-                        f"{np.percentile(true_err, 90):>9.4g}{np.median(emp_err):>9.4g}"
-                        f"{secs[name] / runs:>7.2f}"
-                    )
+                medians = report_cell(f"{d:>5}{ratio:>6.2f}{rho!s:>6}", 20, errors, secs, runs)
                 if "IOME" in medians:
                     ours = medians["finitedp PLAN"]
                     print(

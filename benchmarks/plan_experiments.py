@@ -205,6 +205,28 @@ def gaussian_mechanism(
 # -- the run --------------------------------------------------------------------------------------
 
 
+def report_cell(
+    cell: str,
+    width: int,
+    errors: dict[str, list[tuple[float, float]]],
+    seconds: dict[str, float],
+    runs: int,
+) -> dict[str, float]:
+    """Print one line per algorithm (median and 90th percentile of the error against the
+    truth, median against the empirical mean, seconds a run); return the medians."""
+    medians = {}
+    for name, errs in errors.items():
+        true_err = np.array([e[0] for e in errs])
+        emp_err = np.array([e[1] for e in errs])
+        medians[name] = float(np.median(true_err))
+        print(
+            f"{cell}  {name:<{width}}{np.median(true_err):>10.4g}"
+            f"{np.percentile(true_err, 90):>10.4g}{np.median(emp_err):>10.4g}"
+            f"{seconds[name] / runs:>7.2f}"
+        )
+    return medians
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="scaled down: a few minutes")
@@ -276,16 +298,8 @@ def main() -> int:
                     errors[name].append(
                         (float(np.linalg.norm(est - truth)), float(np.linalg.norm(est - emp)))
                     )
-            medians = {}
-            for name, errs in errors.items():
-                true_err = np.array([e[0] for e in errs])
-                emp_err = np.array([e[1] for e in errs])
-                medians[name] = float(np.median(true_err))
-                print(
-                    f"{s.name:<4}{s.n:>6}{s.d:>6}{s.alpha:>6.1f}{rho!s:>6}  {name:<28}"
-                    f"{np.median(true_err):>10.4g}{np.percentile(true_err, 90):>10.4g}"
-                    f"{np.median(emp_err):>10.4g}{seconds[name] / runs:>7.2f}"
-                )
+            cell = f"{s.name:<4}{s.n:>6}{s.d:>6}{s.alpha:>6.1f}{rho!s:>6}"
+            medians = report_cell(cell, 28, errors, seconds, runs)
             ours = next(k for k in medians if k.startswith("finitedp PLAN"))
             if "IOME" in medians:
                 ratio = medians["IOME"] / medians[ours]
