@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from .jsonvalues import json_int, parse_rational, rational
+from .params import is_short, readable_fraction, short_fraction
 
 __all__ = ["Accuracy", "Privacy"]
 
@@ -34,6 +35,24 @@ class Privacy:
     def pure(self) -> bool:
         """Whether ``delta == 0``."""
         return self.delta == 0
+
+    @property
+    def exact_text(self) -> bool:
+        """Whether :meth:`__str__` shows both values exactly (else rounded up)."""
+        return is_short(self.epsilon) and is_short(self.delta)
+
+    def __str__(self) -> str:
+        """``(1/2, 1/1000)-DP``; a long fraction is rounded up: ``(1/2, <= 9.03e-7)-DP``.
+
+        >>> print(Privacy(Fraction(1, 2), Fraction(1, 3 * 10**40)))
+        (1/2, <= 3.34e-41)-DP
+        """
+        return f"({readable_fraction(self.epsilon)}, {readable_fraction(self.delta)})-DP"
+
+    def __repr__(self) -> str:
+        """Exact when short; a fraction past Python's digit limit is shown by its size."""
+        epsilon, delta = _fraction_repr(self.epsilon), _fraction_repr(self.delta)
+        return f"Privacy(epsilon={epsilon}, delta={delta})"
 
     def to_json_dict(self) -> dict[str, Any]:
         """``{"epsilon": "a/b", "delta": "a/b"}`` with exact fractions as strings."""
@@ -85,6 +104,11 @@ class Accuracy:
             "simultaneous": _maybe_int(self.simultaneous),
             "source": self.source,
         }
+
+
+def _fraction_repr(value: Fraction) -> str:
+    text = short_fraction(value)
+    return repr(value) if "<" not in text else repr(text)
 
 
 def _maybe_int(value: int | None) -> int | str | None:

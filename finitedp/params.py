@@ -32,10 +32,13 @@ __all__ = [
     "check_count",
     "check_draw",
     "check_positive_int",
+    "decimal_above",
     "exact_fraction",
     "inverse_natural",
+    "is_short",
     "positive_fraction",
     "probability",
+    "readable_fraction",
     "short_fraction",
     "short_int",
 ]
@@ -57,6 +60,55 @@ def short_fraction(value: Fraction) -> str:
     if value.denominator == 1:
         return short_int(value.numerator)
     return f"{short_int(value.numerator)}/{short_int(value.denominator)}"
+
+
+def decimal_above(value: Fraction, digits: int = 3) -> str:
+    """The least decimal of ``digits`` significant digits at or above ``value >= 0``.
+
+    For display: a stated ``delta`` or ``epsilon`` rounded up stays a true bound.
+    Values beyond ``10^(+-900)`` are shown as a power of two that bounds them.
+
+    >>> decimal_above(Fraction(1, 3)), decimal_above(Fraction(2, 3), 2), decimal_above(Fraction(5))
+    ('3.34e-1', '6.7e-1', '5.00e0')
+    >>> decimal_above(Fraction(1, 10**5000))
+    '< 2^-16608'
+    """
+    if value <= 0:
+        return "0"
+    num, den = value.numerator, value.denominator
+    size = num.bit_length() - den.bit_length()  # 2^(size-1) < value < 2^(size+1)
+    if abs(size) > 3000:
+        return f"< 2^{size + 1}"
+    exponent = size * 30103 // 100000  # about log10(value), then made exact
+    while Fraction(10) ** exponent > value:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    scaled = value * Fraction(10) ** (digits - 1 - exponent)
+    mantissa = -(-scaled.numerator // scaled.denominator)
+    if mantissa == 10**digits:
+        mantissa, exponent = 10 ** (digits - 1), exponent + 1
+    text = str(mantissa)
+    return f"{text[0]}.{text[1:]}e{exponent}" if digits > 1 else f"{text}e{exponent}"
+
+
+def is_short(value: Fraction) -> bool:
+    """Whether :func:`readable_fraction` shows ``value`` exactly (both terms below 10^12)."""
+    return abs(value.numerator) < 10**12 and value.denominator < 10**12
+
+
+def readable_fraction(value: Fraction) -> str:
+    """A rational for people: exact if short (``"1/1000"``), else rounded up (``"<= 9.03e-7"``).
+
+    >>> readable_fraction(Fraction(1, 1000)), readable_fraction(Fraction(10**40 + 1, 10**47))
+    ('1/1000', '<= 1.01e-7')
+    """
+    if is_short(value):
+        return str(value)
+    if value < 0:
+        return f"-({readable_fraction(-value)})"
+    text = decimal_above(value)
+    return text if text.startswith("<") else f"<= {text}"
 
 
 def _describe(value: object) -> str:

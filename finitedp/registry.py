@@ -50,6 +50,8 @@ __all__ = [
     "VECTOR_KINDS",
     "CounterEntry",
     "default_mechanism",
+    "default_mechanisms",
+    "default_reason",
     "mechanism",
     "random_pool",
     "reader",
@@ -111,9 +113,9 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
 #: Up to this many bins, the default mechanism adds noise to every bin.
 DENSE_DEFAULT_LIMIT = 10_000
 
-#: The mechanisms :func:`default_mechanism` chooses between: an option all of them
-#: take (``--noise``) may be given without ``--mechanism``.
-DEFAULT_CHOICES = ("bounded-geometric", "compact")
+#: The mechanisms :func:`default_mechanisms` chooses between, all pure ``(eps, 0)``-DP:
+#: an option all of them take (``--noise``) may be given without ``--mechanism``.
+DEFAULT_CHOICES = ("bounded-geometric", "compact", "pure-sparse")
 
 
 def mechanism(name: str) -> MechanismEntry:
@@ -141,27 +143,44 @@ def reader(kind: object, name: str) -> ReleaseReader:
     return READERS[kind]
 
 
-def default_mechanism(n: int, universe_size: int) -> str:
-    """The mechanism ``finitedp release`` uses without ``--mechanism``.
+def default_mechanisms(n: int, universe_size: int) -> tuple[str, ...]:
+    """The mechanisms ``finitedp release`` tries without ``--mechanism``, in order.
 
-    Small universes (``|X| <= 10^4``, or ``|X| <= 2n`` where no sparse mechanism
-    applies) get ``bounded-geometric``: every bin is listed with a noisy count
-    whose per-query error holds for every count.  Larger ones get ``compact``:
-    per-query error of the same order for every value, with no threshold,
-    whereas ``pure-sparse`` only reports counts above a threshold that grows
-    with ``ln |X|``.  Both are pure ``(eps, 0)``-DP, so the default never
-    changes the kind of guarantee.
+    The first whose memory and time estimates fit the limits
+    (:mod:`finitedp.resources`) is used.  Small universes (``|X| <= 10^4``, or
+    ``|X| <= 2n`` where no sparse mechanism applies) start with
+    ``bounded-geometric``: every bin is listed with a noisy count whose per-query
+    error holds for every count.  Larger ones start with ``compact``: per-query
+    error of the same order for every value, with no threshold.  ``pure-sparse``
+    comes last: it only reports counts above a threshold that grows with
+    ``ln |X|``, but needs memory that follows ``n`` alone.  All are pure
+    ``(eps, 0)``-DP, so the default never changes the kind of guarantee.
 
     Args:
         n: the number of rows.
         universe_size: ``|X|``.
 
     Returns:
-        A key of :data:`MECHANISMS`.
+        Keys of :data:`MECHANISMS`, most preferred first.
+
+    >>> default_mechanisms(200, 7), default_mechanisms(200, 10**6)
+    (('bounded-geometric', 'compact', 'pure-sparse'), ('compact', 'pure-sparse'))
     """
     if universe_size <= max(DENSE_DEFAULT_LIMIT, 2 * n):
-        return DEFAULT_CHOICES[0]
-    return DEFAULT_CHOICES[1]
+        return DEFAULT_CHOICES
+    return DEFAULT_CHOICES[1:]
+
+
+def default_mechanism(n: int, universe_size: int) -> str:
+    """The first of :func:`default_mechanisms`: the default when every estimate fits."""
+    return default_mechanisms(n, universe_size)[0]
+
+
+def default_reason(n: int, universe_size: int) -> str:
+    """Why :func:`default_mechanisms` starts where it does, for a message."""
+    if universe_size <= max(DENSE_DEFAULT_LIMIT, 2 * n):
+        return f"|X| <= max({DENSE_DEFAULT_LIMIT:,}, 2n): every bin gets a noisy count"
+    return f"|X| > max({DENSE_DEFAULT_LIMIT:,}, 2n): a sparse universe"
 
 
 def vector_cases() -> Iterator[VectorCase]:

@@ -13,28 +13,52 @@ The limit is :data:`DEFAULT_MAX_MEMORY` (4 GiB) unless the environment variable
 ``K``, ``M``, ``G`` or ``T``, powers of 1024).  It is read at each check, so a
 program may change it between calls.
 
+Time is estimated the same way (:func:`require_time`): work on integers of ``N``
+bits is costed from measured rates of GMP (a pass over ``N`` bits, such as a
+product, a power's last squaring or a draw of ``N`` random bits) and of
+CPython's own integers (``Fraction`` arithmetic, which multiplies by Karatsuba
+and takes greatest common divisors in quadratic time).  Work estimated above
+:data:`DEFAULT_MAX_SECONDS` (10 minutes, or ``FINITEDP_MAX_SECONDS``) is
+refused before it starts.  The rates are rounded up from
+``benchmarks/bench_bigint.py`` on the reference machine (2 cores); an estimate
+is an order of magnitude, not a promise.
+
 >>> integer_bytes(8 * 1024)
 1024
 >>> parse_memory("512M")
 536870912
+>>> describe_seconds(gmp_seconds(10**9, 1))
+'6 s'
 """
 
 from __future__ import annotations
 
 import os
 import re
+from fractions import Fraction
 
 from .errors import ParameterError, ResourceLimitError
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
+    "DEFAULT_MAX_SECONDS",
+    "GMP_NS_PER_BIT",
     "MEMORY_ENV",
+    "PYTHON_GCD_NS_PER_WORD2",
+    "PYTHON_NS_PER_KARATSUBA_WORD",
+    "TIME_ENV",
     "describe_bytes",
+    "describe_seconds",
+    "fraction_seconds",
+    "gmp_seconds",
     "integer_bytes",
     "max_memory",
+    "max_seconds",
     "parse_memory",
+    "python_seconds",
     "require_bits",
     "require_memory",
+    "require_time",
 ]
 
 #: The environment variable that overrides :data:`DEFAULT_MAX_MEMORY`.
@@ -112,3 +136,97 @@ def require_memory(estimate: int, what: str, cause: str) -> None:
 def require_bits(bits: int, what: str, cause: str, copies: int = WORKING_COPIES) -> None:
     """:func:`require_memory` for arithmetic on integers of ``bits`` bits."""
     require_memory(copies * integer_bytes(bits), what, cause)
+
+
+#: The environment variable that overrides :data:`DEFAULT_MAX_SECONDS`.
+TIME_ENV = "FINITEDP_MAX_SECONDS"
+
+#: The time any one request may be estimated to need, unless configured: 10 minutes.
+DEFAULT_MAX_SECONDS = 600
+
+#: Nanoseconds per bit of one pass of GMP over a large integer, rounded up from the
+#: measured rates (a product 5, a quotient 12, a power 3, a CSPRNG draw 1.1).
+GMP_NS_PER_BIT = 6
+
+#: CPython multiplies its own integers by Karatsuba: an ``N``-bit power or product
+#: takes about ``c * (N/64)^1.585`` with ``c`` measured at 11.5-13.1 ns from 10^5 to
+#: 1.4 * 10^7 bits, rounded up here; ``Fraction`` arithmetic costs the same or more.
+PYTHON_NS_PER_KARATSUBA_WORD = 16
+
+#: CPython's gcd, which reduces every ``Fraction`` made of large integers, is
+#: quadratic: 5.4-5.5 ns per squared 64-bit word measured at 10^5 to 10^6 bits.
+PYTHON_GCD_NS_PER_WORD2 = 6
+
+
+def max_seconds() -> int:
+    """The current time budget in seconds: ``FINITEDP_MAX_SECONDS`` if set, else 600.
+
+    Raises:
+        ParameterError: the variable is not a positive whole number of seconds.
+    """
+    text = os.environ.get(TIME_ENV)
+    if text is None:
+        return DEFAULT_MAX_SECONDS
+    if not re.fullmatch(r"[0-9]{1,12}", text.strip()) or int(text) == 0:
+        raise ParameterError(
+            f"{TIME_ENV}: got {text!r:.40}; write a positive whole number of seconds, e.g. 600"
+        )
+    return int(text)
+
+
+def gmp_seconds(bits: int, passes: int) -> Fraction:
+    """The estimated time of ``passes`` passes of GMP over ``bits``-bit integers."""
+    return Fraction(max(bits, 0) * max(passes, 0) * GMP_NS_PER_BIT, 10**9)
+
+
+def python_seconds(bits: int, operations: int = 1) -> Fraction:
+    """The estimated time of ``operations`` CPython products (or powers) of ``bits`` bits.
+
+    ``(N/64)^1.585`` is replaced by ``2^floor(1.585 * bit_length(N/64))``, between
+    half and three times as large: an order of magnitude.
+    """
+    words = max(bits, 64) // 64
+    karatsuba = 1 << (words.bit_length() * 1585 // 1000)
+    return Fraction(karatsuba * PYTHON_NS_PER_KARATSUBA_WORD * max(operations, 0), 10**9)
+
+
+def fraction_seconds(bits: int, operations: int = 1) -> Fraction:
+    """The estimated time of ``operations`` exact ``Fraction`` values of ``bits``-bit terms.
+
+    Each is reduced by one CPython gcd, quadratic in the size.
+    """
+    words = max(bits, 64) // 64
+    return Fraction(words * words * PYTHON_GCD_NS_PER_WORD2 * max(operations, 0), 10**9)
+
+
+def describe_seconds(seconds: Fraction | int) -> str:
+    """A duration for a message, rounded up: ``"6 s"``, ``"14 min"``, ``"3 h"``, ``"5 days"``."""
+    value = Fraction(seconds)
+    whole = -(-value.numerator // value.denominator)
+    for unit, size in (("days", 172_800), ("h", 7_200), ("min", 120)):
+        if whole >= size:
+            count = -(-whole // (size // 2))
+            return f"{count:,} {unit}" if count < 10**12 else f"more than 10^12 {unit}"
+    return f"{whole} s"
+
+
+def require_time(seconds: Fraction, what: str, cause: str, hint: str = "") -> None:
+    """Refuse work whose estimated time is above the budget (:func:`max_seconds`).
+
+    Args:
+        seconds: the estimate, from public parameters alone.
+        what: what takes the time, e.g. ``"FastSample's 2.4e9-bit integers"``.
+        cause: the parameters responsible, e.g. ``"epsilon = 1/1000000"``.
+        hint: what would work instead (appended to the message).
+
+    Raises:
+        ResourceLimitError: ``seconds`` is above the budget.
+    """
+    limit = max_seconds()
+    if seconds > limit:
+        advice = hint or "choose a larger epsilon or a smaller n or universe"
+        raise ResourceLimitError(
+            f"{cause}: {what} would take about {describe_seconds(seconds)}, above the time "
+            f"budget of {describe_seconds(limit)}; {advice}, or raise the budget with "
+            f"{TIME_ENV} (seconds, e.g. {TIME_ENV}=3600)"
+        )

@@ -148,9 +148,11 @@ def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
-def finitedp(args: list[str], cwd: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+def finitedp(
+    args: list[str], cwd: Path, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     # The library's limit, set below the process cap: a refusal must come first.
-    env = {**os.environ, "PYTHONHASHSEED": "0", "FINITEDP_MAX_MEMORY": "1G"}
+    env = {**os.environ, "PYTHONHASHSEED": "0", "FINITEDP_MAX_MEMORY": "1G", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "finitedp", *args],
         cwd=cwd,

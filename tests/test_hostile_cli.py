@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -131,11 +132,11 @@ CASES = [
         r"bounded-geometric",
     ),
     (
-        "an option no default takes names both defaults",
+        "an option no default takes names every default",
         [*C, "--epsilon", "1", "--delta", "1/100"],
         2,
         r"only stability, alp, pmg take it, not the default mechanism "
-        r"\(bounded-geometric or compact\)",
+        r"\(bounded-geometric, compact, pure-sparse\)",
     ),
     # item 5: user code in audit compare fails as an input error, with its exception
     *[
@@ -215,6 +216,77 @@ def test_hostile_command_line(
     else:
         doc = json.loads((workdir / "tight.json").read_text(encoding="utf-8"))
         assert re.search(pattern, doc["mechanism"]) and doc["parameters"]["noise"] == "tight"
+
+
+MILLION = ["release", "million.txt", "--universe", "utf8:8", "--epsilon", "1/2"]
+TINY = [*C, "--epsilon", "1/1000000"]
+PMF = ["plot", "pmf", "--n", "10"]
+
+#: Issue 27 item 2: long work estimated and refused at once (name, argv, budget in
+#: seconds or None for the default 10 minutes, stderr pattern).
+TIME_CASES = [
+    (
+        "pmg at epsilon 10^-6",
+        [*TINY, "--mechanism", "pmg", "--k", "2", "--delta", "1/1000"],
+        "60",
+        r"n = \d+, epsilon = 1/500000: GeoSample over \d+-bit integers and 3 samples would "
+        r"take about \d+ s, above the time budget of 60 s; .* raise the budget with "
+        r"FINITEDP_MAX_SECONDS",
+    ),
+    (
+        "bounded-geometric --noise tight at epsilon 10^-6",
+        [*TINY, "--mechanism", "bounded-geometric", "--noise", "tight"],
+        None,
+        r"epsilon = 1/1000000, gamma = 1/5140, n = 3: FastSample \(t = \d+\) over \d+-bit "
+        r"integers and 257 samples would take about \d+ (min|h), above the time budget of 10 min",
+    ),
+    (
+        "plot pmf at epsilon 10^-6",
+        [*PMF, "--epsilon", "1/1000000", "--gamma", "1/4", "--count", "3", "--out", "pmf.png"],
+        None,
+        r"22 exact probabilities over \d+-bit integers would take about [\d,]+ days",
+    ),
+    (
+        "stability --counter geo at n = 10^6",
+        [*MILLION, "--mechanism", "stability", "--counter", "geo", "--delta", "1/1000"],
+        None,
+        r"n = 1000000, epsilon = 1/2: GeoSample over \d+-bit integers and 1000000 "
+        r"samples would take about \d+ (h|days)",
+    ),
+    (
+        "pure-sparse at n = 10^6",
+        [*MILLION, "--mechanism", "pure-sparse"],
+        None,
+        r"n = 1000000: the pure sparse histogram \(strict work pads to n values\) would take "
+        r"about 25 min, above the time budget of 10 min; use fewer rows, or approximate DP",
+    ),
+    (
+        "the default at n = 10^6 over a large universe",
+        MILLION,
+        None,
+        r"no pure-DP default fits the limits for n = 1,000,000: compact: .* would need about "
+        r"[\d.]+ GiB.*; pure-sparse: .* would take about 25 min.*What works: with approximate "
+        r"DP, --mechanism stability --delta 1/1000000",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "argv", "budget", "pattern"), TIME_CASES, ids=[c[0] for c in TIME_CASES]
+)
+def test_long_work_is_estimated_and_refused_at_once(
+    workdir: Path, name: str, argv: list[str], budget: str | None, pattern: str
+) -> None:
+    if not (workdir / "million.txt").exists():
+        (workdir / "million.txt").write_bytes(b"A\n" * 10**6)
+    env = {} if budget is None else {"FINITEDP_MAX_SECONDS": budget}
+    start = time.monotonic()
+    result = finitedp([*argv, "--quiet"] if argv[0] == "release" else argv, workdir, env=env)
+    assert time.monotonic() - start < 15  # at once: DuckDB's count and the estimate only
+    assert_clean(result, (2,))
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    assert re.search(pattern, result.stderr), result.stderr
+    assert not (workdir / "pmf.png").exists()
 
 
 def test_out_dev_stdout_on_a_pipe_is_written_through(workdir: Path) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source
 from ..params import (
@@ -210,7 +210,13 @@ class ALP:
         Raises:
             ParameterError: a key outside ``[1, d]``, a negative value, a value off
                 the ``step`` grid, or more than ``k`` non-zero entries.
+            ParameterTypeError: ``x`` is not a mapping.
         """
+        if not isinstance(x, Mapping):
+            raise ParameterTypeError(
+                f"x: got a {type(x).__name__}; ALP projects a sparse vector given as a "
+                "mapping {key: value}, e.g. {3: 1, 7: 2}"
+            )
         rng = default_source() if rng is None else rng
         hashes = self.draw_hashes(rng)
         return self.wrap(hashes, self.embed(x, hashes, rng))

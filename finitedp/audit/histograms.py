@@ -140,7 +140,7 @@ def audit_histogram(
     claims = claims_of(accuracy) if isinstance(accuracy, Accuracy) else tuple(accuracy or ())
     spec = AuditPlan(
         title=title or repr(release),
-        description=(f"claimed privacy: ({privacy.epsilon}, {privacy.delta})-DP",),
+        description=(f"claimed privacy: {privacy}",),
         explore=explorer(release, max(limit, DEFAULT_LIMIT)),
         privacy=privacy,
         privacy_source="claimed",

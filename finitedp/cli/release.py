@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-from fractions import Fraction
 from typing import Any
 
 from .. import __version__
-from ..entries import MechanismEntry, Option, ReleaseParameters
+from ..entries import MechanismEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.columns import count_rows, keys_in_order, read_counts, read_sums
 from ..io.files import STDOUT, check_out, input_format, write_atomically
@@ -35,46 +33,13 @@ from ..registry import (
     DENSE_DEFAULT_LIMIT,
     MECHANISMS,
     READERS,
-    default_mechanism,
     mechanism,
 )
+from .building import build_mechanism, name_the_flag
 from .columns import COLUMN_ONLY, column_options, release_columns
 from .output import finish_release
 
 __all__ = ["add_release"]
-
-# Parameter names in the library's messages, and the flag the user typed for each.
-_FLAG_OF = {
-    "beta0": "--beta",
-    "beta": "--beta",
-    "universe_size": "--universe",
-    "epsilon": "--epsilon",
-    "delta": "--delta",
-    "counter": "--counter",
-    "value_bound": "--value-bound",
-    "value_step": "--value-step",
-}
-_NAMED_MESSAGE = re.compile(r"(\w+): ")
-
-
-def _name_the_flag(error: FiniteDPError) -> FiniteDPError:
-    """Name the flag a mechanism's error came from, in place of the parameter's name.
-
-    ``beta0: got 2; ...`` becomes ``--beta: got 2; ... (the mechanism's beta0)``:
-    one name per message, the one the user typed.
-    """
-    message = str(error)
-    match = _NAMED_MESSAGE.match(message)
-    flags = {
-        **{o.name: o.flag for entry in MECHANISMS.values() for o in entry.release_options},
-        **_FLAG_OF,
-    }
-    if not match or match.group(1) not in flags:
-        return error
-    name, flag = match.group(1), flags[match.group(1)]
-    rest = message[match.end() :]
-    note = "" if flag == f"--{name.replace('_', '-')}" else f" (the mechanism's {name})"
-    return type(error)(f"{flag}: {rest}{note}")
 
 
 def _check_value_column(
@@ -108,7 +73,7 @@ def _check_value_column(
     try:
         return ValueColumn.parse(args.value_bound, args.value_step)
     except FiniteDPError as error:
-        raise _name_the_flag(error) from None
+        raise name_the_flag(error) from None
 
 
 def _value_neighbours(values: ValueColumn) -> str:
@@ -167,7 +132,7 @@ def _check_release_options(args: argparse.Namespace) -> MechanismEntry | None:
             takes = "takes" if len(users) == 1 else "take"
             raise ParameterError(
                 f"{option.flag}: got {value}; only {', '.join(users)} {takes} it, not "
-                + (args.mechanism or f"the default mechanism ({' or '.join(DEFAULT_CHOICES)})")
+                + (args.mechanism or f"the default mechanism ({', '.join(DEFAULT_CHOICES)})")
             )
         if value is not None and option.kind == "exact":
             exact_fraction(value, option.name)
@@ -258,23 +223,10 @@ def _release(args: argparse.Namespace) -> int:
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         size = universe.size
-        chosen = args.mechanism or default_mechanism(n, size)
-        entry = entry or MECHANISMS[chosen]
+        entry, built = build_mechanism(args, entry, n, size, values, progress)
+        chosen = entry.name
         own = {o.name: o for o in entry.release_options}
         options = {key: getattr(args, key) for key in own}
-        parameters = ReleaseParameters(
-            args.epsilon,
-            args.beta,
-            args.counter,
-            options,
-            value_bound=None if values is None else values.bound,
-            value_step=Fraction(1) if values is None else values.step,
-        )
-        progress.phase(f"building {chosen} for n = {n}")
-        try:
-            built = entry.build(n, size, parameters)
-        except FiniteDPError as error:
-            raise _name_the_flag(error) from None
         progress.phase(f"releasing with {chosen}")
         release = built.release(data, rng=rng)
         privacy, accuracy = built.privacy, built.accuracy(args.beta)
@@ -305,7 +257,7 @@ def _release(args: argparse.Namespace) -> int:
             write_atomically(args.out, payload)
     summary = (
         f"n = {n} rows; universe {universe.spec} with |X| = {_show_size(size)} values; "
-        f"{chosen}, ({privacy.epsilon}, {privacy.delta})-DP"
+        f"{chosen}, {privacy}" + ("" if privacy.exact_text else " (exact fractions in the JSON)")
     )
     return finish_release(args, payload, to_stdout, summary)
 
@@ -339,9 +291,11 @@ mechanisms:
 {mechanisms}
 
 defaults: without --mechanism, bounded-geometric if |X| <= {dense} (or |X| <= 2n),
-  else compact: both pure (eps, 0)-DP; compact answers every value within the
-  per-query error with no threshold, pure-sparse lists at most n bins but only
-  reports counts above a threshold that grows with ln|X|. --beta defaults to
+  else compact; if its memory or time estimate is above the limits (4 GiB and
+  FINITEDP_MAX_SECONDS, 10 minutes), the next of compact and pure-sparse, and stderr
+  says which was chosen and why. All are pure (eps, 0)-DP; compact answers every
+  value within the per-query error with no threshold, pure-sparse lists at most n
+  bins but only reports counts above a threshold that grows with ln|X|. --beta defaults to
   1/10: it is the mechanism's beta0 (pure-sparse: beta) and the failure
   probability of the accuracy statement. --delta is required by stability and
   refused by the others.

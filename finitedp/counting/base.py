@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from ..oracle import RandomSource, default_source, draw
-from ..params import check_count, check_draw
+from ..params import check_count, check_draw, short_int
 from ..prefixdraw import PrefixBatch
 from ..ratio import GeometricRatio
+from ..resources import fraction_seconds, gmp_seconds, require_time
 
-__all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int"]
+__all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int", "require_sampling_time"]
 
 
 class CountingSampler(ABC):
@@ -176,6 +177,20 @@ class CountingSampler(ABC):
             out.append(bisect_left(table, u) if c == 0 and u <= last else search(c, u))
         return out
 
+    def require_pmf(self, laws: int, cause: str) -> None:
+        """Refuse computing ``laws`` exact output laws (:meth:`pmf`) above the time budget.
+
+        Each law has ``n + 1`` probabilities ``F/d``, each a ``Fraction`` reduced by
+        one gcd of ``bits(d)``-bit integers.
+        """
+        bits = self._d.bit_length()
+        require_time(
+            fraction_seconds(bits, laws * (self._n + 1)),
+            f"{short_int(laws * (self._n + 1))} exact probabilities over {short_int(bits)}-bit "
+            "integers",
+            cause,
+        )
+
     def scaled_cdf_at_zero(self, z: int) -> int:
         """``F_M(z)`` of BV Def 4.3: ``d * Pr[M(0, U) <= z]``, for ``z`` in ``[0, n]``."""
         return self.cdf(0, check_count(z, self._n, "z"))
@@ -194,6 +209,46 @@ class CountingSampler(ABC):
         """BV's literal binary search over ``[0, n]`` (Alg 4.8 step 3); a reference for tests."""
         c, u = check_count(c, self._n), check_draw(u, self._d)
         return bisect_cdf(lambda z: self.cdf(c, z), self._n, u)
+
+
+def require_sampling_time(
+    bits: int,
+    setup_passes: int,
+    search_passes: int,
+    samples: int,
+    empty: int,
+    what: str,
+    cause: str,
+) -> None:
+    """Refuse a sampler whose set-up and samples are estimated above the time budget.
+
+    Called by the constructors before any large integer is made.  Each sample
+    draws ``bits`` random bits (one pass) and searches (``search_passes`` more when
+    the CDF values are computed: a power of a small base, about half a pass per
+    comparison, measured from 3 * 10^4 to 2.5 * 10^8 bits; none with a table);
+    an empty bin's sample through :meth:`CountingSampler.invert_many` is mostly
+    decided by the kept ``F(0, z)`` (one pass, the draw).
+
+    Args:
+        bits: ``bits(d)``.
+        setup_passes: passes over ``bits``-bit integers the constructor makes.
+        search_passes: passes one search makes beyond the draw.
+        samples: searches the caller means to make (occupied bins, say).
+        empty: further samples of empty bins through ``invert_many``.
+        what: the sampler, for the message.
+        cause: the parameters responsible, for the message.
+
+    Raises:
+        ResourceLimitError: above ``FINITEDP_MAX_SECONDS`` (10 minutes by default).
+    """
+    passes = setup_passes + samples * (1 + search_passes) + empty
+    count = samples + empty
+    require_time(
+        gmp_seconds(bits, passes),
+        f"{what} over {short_int(bits)}-bit integers"
+        + (f" and {short_int(count)} samples" if count > 1 else ""),
+        cause,
+    )
 
 
 def bisect_cdf(cdf: Callable[[int], int], n: int, u: int) -> int:

@@ -46,9 +46,9 @@ from ..params import (
 )
 from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
-from .base import CountingSampler
+from .base import CountingSampler, require_sampling_time
 
-__all__ = ["FastSample", "d_bits_bound", "paper_threshold", "tight_threshold"]
+__all__ = ["FastSample", "d_bits_bound", "fastsample_plan", "paper_threshold", "tight_threshold"]
 
 
 def paper_threshold(n: int, epsilon: Fraction, gamma: Fraction) -> int:
@@ -82,6 +82,21 @@ def d_bits_bound(n: int, ratio: GeometricRatio, gamma: Fraction, t: int) -> int:
     )
 
 
+def fastsample_plan(
+    n: int, epsilon: object, gamma: object, noise: str = "paper", slack: object = DEFAULT_SLACK
+) -> tuple[Fraction, GeometricRatio, Fraction, int, int]:
+    """``(eps, ratio, gamma, t, bits)`` of ``FastSample(n, epsilon, gamma, ...)``, where
+    ``bits`` bounds ``bits(d)``: from the parameters alone, before any large integer.
+
+    Raises:
+        ParameterError: a parameter out of range; FloatParameterError: a float.
+    """
+    eps, ratio = resolve_noise(epsilon, noise, slack)
+    gam = inverse_natural(gamma, "gamma", below_one=True)
+    t = paper_threshold(n, eps, gam) if ratio.k is not None else tight_threshold(n, ratio, gam)
+    return eps, ratio, gam, t, d_bits_bound(n, ratio, gam, t)
+
+
 #: Integers of about ``bits(d)`` alive while sampling: ``d``, ``d'``, ``K d'``, the
 #: draw's bytes, the draw and its reduction, and the search's temporaries.
 SAMPLE_COPIES = 8
@@ -89,6 +104,10 @@ SAMPLE_COPIES = 8
 #: Above this size the search table is computed entry by entry when searched
 #: (``O(log t)`` exact powers per sample) instead of being kept in memory.
 MAX_TABLE_BYTES = 64 << 20
+
+#: Passes over ``bits(d)``-bit integers that building ``d`` takes (``b^t``, the
+#: products by ``a + b``, ``n + 1`` and ``g``, and their conversions).
+CONSTRUCTION_PASSES = 6
 
 
 class _LazyTable(Sequence[int]):
@@ -131,9 +150,13 @@ class FastSample(CountingSampler):
         noise: ``"paper"`` (BV's ratio and ``t``, the default) or ``"tight"``
             (a tight rational ratio and the smallest ``t`` meeting Lemma 3.2 (1)).
         slack: the share of ``eps/2`` a tight ratio may leave unused.
+        samples, empty: the searches and the empty bins' samples the caller means to
+            draw; the constructor refuses at once when they and the set-up are
+            estimated above the time budget (:mod:`finitedp.resources`).
 
     Raises:
         ParameterError: a parameter out of range; FloatParameterError: a float.
+        ResourceLimitError: memory or time estimated above the limits.
     """
 
     __slots__ = ("_dp", "_gamma", "_k_dp", "_k_mix", "_t", "_table", "_width")
@@ -146,16 +169,27 @@ class FastSample(CountingSampler):
         *,
         noise: str = "paper",
         slack: object = DEFAULT_SLACK,
+        samples: int = 1,
+        empty: int = 0,
     ) -> None:
         n = check_positive_int(n, "n")
-        eps, ratio = resolve_noise(epsilon, noise, slack)
-        gam = inverse_natural(gamma, "gamma", below_one=True)
-        t = paper_threshold(n, eps, gam) if ratio.k is not None else tight_threshold(n, ratio, gam)
+        eps, ratio, gam, t, bits = fastsample_plan(n, epsilon, gamma, noise, slack)
         require_bits(
-            d_bits_bound(n, ratio, gam, t),
+            bits,
             f"FastSample's integers (d = (n + 1)(a + b) b^t / gamma with t = {short_int(t)})",
             f"epsilon = {short_fraction(eps)}, gamma = {short_fraction(gam)}, n = {n}",
             copies=SAMPLE_COPIES,
+        )
+        width = min(t, n)
+        kept = 2 * width * bits <= 8 * MAX_TABLE_BYTES  # else each search computes its entries
+        require_sampling_time(
+            bits,
+            CONSTRUCTION_PASSES + (2 * width if kept else 0),
+            0 if kept else (2 + (min(2 * t, n) + 1).bit_length()) // 2,  # half a pass each
+            samples,
+            empty,
+            f"FastSample (t = {short_int(t)})",
+            f"epsilon = {short_fraction(eps)}, gamma = {short_fraction(gam)}, n = {n}",
         )
         # The search compares Python ints: mixing them with mpz costs a conversion per operation.
         a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)

@@ -30,7 +30,7 @@ from ..exactmath import compare_exp, min_power_at_least
 from ..params import check_count, check_positive_int, positive_fraction, probability, short_fraction
 from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
-from .base import CountingSampler, bisect_cdf, ceil_log2_int
+from .base import CountingSampler, bisect_cdf, ceil_log2_int, require_sampling_time
 from .geometric import GeometricMechanism
 
 __all__ = ["GEO_TABLE_BYTES", "GeoSample"]
@@ -53,9 +53,13 @@ class GeoSample(CountingSampler):
         slack: the share of ``eps/2`` a tight ratio may leave unused.
         ratio: an explicit ratio ``a/b`` instead of ``noise``'s (Lebeda's ALP uses
             ``1/(1 + e)``); its ``b/a <= e^(eps/2)`` is decided exactly.
+        samples, empty: the searches and the empty bins' samples the caller means to
+            draw; the constructor refuses at once when they and the set-up are
+            estimated above the time budget (:mod:`finitedp.resources`).
 
     Raises:
         ParameterError: a parameter out of range; FloatParameterError: a float.
+        ResourceLimitError: memory or time estimated above the limits.
     """
 
     __slots__ = ("_a", "_b", "_searches", "_tables")
@@ -68,6 +72,8 @@ class GeoSample(CountingSampler):
         noise: str = "paper",
         slack: object = DEFAULT_SLACK,
         ratio: GeometricRatio | None = None,
+        samples: int = 1,
+        empty: int = 0,
     ) -> None:
         n = check_positive_int(n, "n")
         if ratio is None:
@@ -84,6 +90,15 @@ class GeoSample(CountingSampler):
             f"n = {n}, epsilon = {short_fraction(eps)}",
             copies=8,  # d, the draw's bytes, the draw, its reduction, CDF values in the search
         )
+        bits = (ratio.a + ratio.b).bit_length() + (n - 1) * ratio.b.bit_length()
+        # A search computes F at each comparison: a power of b, about half a pass.
+        searches = (ceil_log2_int(n + 1) + 1) // 2
+        setup = 2  # d
+        if 2 * (n + 1) * (bits // 8 + 40) <= GEO_TABLE_BYTES and samples > n // 8:
+            # After n/8 searches the tables (2n products) leave only the draws.
+            setup, samples, empty = setup + 2 * (n + 1), n // 8, empty + samples - n // 8
+        cause = f"n = {n}, epsilon = {short_fraction(eps)}"
+        require_sampling_time(bits, setup, searches, samples, empty, "GeoSample", cause)
         a, b = gmpy2.mpz(ratio.a), gmpy2.mpz(ratio.b)
         # d = (a + b) b^(n-1); BV: (2^(k+1) + 1)(2^k + 1)^(n-1).
         super().__init__(n, eps, ratio, int((a + b) * b ** (n - 1)))

@@ -66,10 +66,6 @@ class CounterEntry:
     vector_configs: tuple[tuple[str, int, str, str | None], ...]
 
 
-def _slack(slack: object) -> dict[str, object]:
-    return {} if slack is None else {"slack": slack}
-
-
 def _geo(n: int, epsilon: object, gamma: object, noise: str, slack: object) -> CountingSampler:
     if gamma is not None:
         raise ParameterError("gamma: applies to the fast counter only")
@@ -81,7 +77,9 @@ def _geo(n: int, epsilon: object, gamma: object, noise: str, slack: object) -> C
 def _fast(n: int, epsilon: object, gamma: object, noise: str, slack: object) -> CountingSampler:
     if gamma is None:
         raise ParameterError("gamma: the fast sampler needs it, e.g. gamma = 1/8")
-    return FastSample(n, epsilon, gamma, noise=noise, **_slack(slack))
+    if slack is None:
+        return FastSample(n, epsilon, gamma, noise=noise)
+    return FastSample(n, epsilon, gamma, noise=noise, slack=slack)
 
 
 #: Command-line name -> entry.  The order is the order of the counting vectors.

@@ -25,8 +25,15 @@ from fractions import Fraction
 from ..errors import ParameterError
 from ..exactmath import ceil_log_ratio
 from ..oracle import RandomSource
-from ..params import check_positive_int, exact_fraction, positive_fraction
+from ..params import (
+    check_positive_int,
+    exact_fraction,
+    positive_fraction,
+    short_fraction,
+    short_int,
+)
 from ..ratio import GeometricRatio
+from ..resources import python_seconds, require_time
 from .geosample import GeoSample
 
 __all__ = ["ClampedGeometric", "clamp_tail", "least_tail", "noise_radius", "one_plus_epsilon"]
@@ -43,15 +50,21 @@ class ClampedGeometric:
         r: the clamp ``R >= 1``.
         ratio: an explicit ratio ``a/b`` (``b/a <= e^eps`` is checked exactly), for
             instance :func:`one_plus_epsilon` for values on a grid; default the tight one.
+        samples: how many samples the caller means to draw (the time estimate covers them).
+
+    Raises:
+        ResourceLimitError: memory or time estimated above the limits.
     """
 
-    def __init__(self, epsilon: object, r: int, *, ratio: GeometricRatio | None = None) -> None:
+    def __init__(
+        self, epsilon: object, r: int, *, ratio: GeometricRatio | None = None, samples: int = 1
+    ) -> None:
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.r = check_positive_int(r, "R")
         if ratio is None:
-            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight")
+            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight", samples=samples)
         else:
-            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, ratio=ratio)
+            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, ratio=ratio, samples=samples)
 
     @property
     def ratio(self) -> Fraction:
@@ -75,7 +88,19 @@ def one_plus_epsilon(epsilon: Fraction) -> GeometricRatio:
 
 def clamp_tail(alpha: Fraction, j: int) -> Fraction:
     """``Pr[Z >= j] = alpha^j/(1 + alpha)`` for the two-sided geometric (``j >= 1``; for
-    the clamped one when ``j <= R``)."""
+    the clamped one when ``j <= R``).
+
+    Raises:
+        ResourceLimitError: the exact power (CPython's integers, ``j`` times the
+            bits of ``alpha``) is estimated above the time budget.
+    """
+    bits = j * max(alpha.numerator.bit_length(), alpha.denominator.bit_length())
+    require_time(
+        python_seconds(bits, 2),
+        f"the exact tail alpha^j/(1 + alpha), a fraction of {short_int(bits)}-bit integers",
+        f"alpha = {short_fraction(alpha)}, j = {short_int(j)}",
+        "choose a larger epsilon or delta",
+    )
     return alpha**j / (1 + alpha)
 
 

@@ -38,12 +38,14 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
 from typing import Protocol
 
 from ..counting.base import CountingSampler
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, short_int
+from ..resources import require_time
 from .basic import noisy_counts
 from .binomial import exact_ord_sample
 from .dataset import dataset_counts
@@ -217,6 +219,42 @@ def ord_sample(
     _check_order_parameters(n, m)
     _check_exact_size(m, _cdf_table(cdf, n)[n], "m")
     return exact_ord_sample(cdf, n, m, rng or default_source())
+
+
+#: Microseconds per ``n^(4/3)`` of a pure sparse release (KH' with ApproxOrdSample and
+#: strict padding to ``n`` values), rounded up from ``finitedp release --mechanism
+#: pure-sparse`` at eps = 1: 3.8 s at n = 10^4, 14 s at 3 * 10^4, 69 s at 10^5.
+PURE_SPARSE_US = 15
+
+
+def require_pure_sparse_time(n: int) -> None:
+    """Refuse a pure sparse release of ``n`` rows estimated above the time budget.
+
+    Its work grows like ``n^(4/3)`` (the interval pass and DistinctSample, see
+    ``proofs_notes/sparse_histogram.md``): about 25 minutes at ``n = 10^6``.
+
+    Raises:
+        ResourceLimitError: above ``FINITEDP_MAX_SECONDS`` (10 minutes by default).
+    """
+    root = round_up_cube_root(n)
+    require_time(
+        Fraction(PURE_SPARSE_US * n * root, 10**6),
+        "the pure sparse histogram (strict work pads to n values)",
+        f"n = {short_int(n)}",
+        "use fewer rows, or approximate DP (--mechanism stability --delta 1/1000000)",
+    )
+
+
+def round_up_cube_root(n: int) -> int:
+    """``ceil(n^(1/3))`` for ``n >= 0``, by bisection in integers."""
+    low, high = 0, 1 << ((n.bit_length() + 2) // 3)  # high^3 >= n
+    while low < high:
+        mid = (low + high) // 2
+        if mid**3 >= n:
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 def check_sparse_universe(universe_size: object, n: int, algorithm: str) -> int:

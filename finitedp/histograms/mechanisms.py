@@ -197,15 +197,19 @@ class BoundedGeometricHistogram(HistogramMechanism):
             )
         eps = inverse_natural(epsilon, "epsilon")
         self._sampler: CountingSampler
+        occupied = min(self._n, self._universe_size)  # a search each; the rest are empty
+        empty = self._universe_size - occupied
         if _counter(counter) == "fast":
             if beta0 is None:
                 raise ParameterError("beta0: FastSample needs beta0 = 1/k to set gamma")
             self._beta0 = inverse_natural(beta0, "beta0")
             gamma = self._beta0 / (2 * self._universe_size)
-            self._sampler = FastSample(self._n, eps, gamma, noise=noise)
+            self._sampler = FastSample(
+                self._n, eps, gamma, noise=noise, samples=occupied, empty=empty
+            )
         else:
             self._beta0 = None if beta0 is None else inverse_natural(beta0, "beta0")
-            self._sampler = GeoSample(self._n, eps, noise=noise)
+            self._sampler = GeoSample(self._n, eps, noise=noise, samples=occupied, empty=empty)
 
     @property
     def sampler(self) -> CountingSampler:
@@ -328,10 +332,10 @@ class StabilityHistogram(HistogramMechanism):
                 raise ParameterError("beta0: FastSample needs beta0 = 1/k to set gamma")
             self._beta0 = inverse_natural(beta0, "beta0")
             gamma = min(self._beta0 / (2 * self._n), self._delta / 4)
-            self._sampler = FastSample(self._n, eps, gamma, noise=noise)
+            self._sampler = FastSample(self._n, eps, gamma, noise=noise, samples=self._n)
         else:
             self._beta0 = None if beta0 is None else inverse_natural(beta0, "beta0")
-            self._sampler = GeoSample(self._n, eps, noise=noise)
+            self._sampler = GeoSample(self._n, eps, noise=noise, samples=self._n)
         if noise == "tight":
             self._threshold = tight_stability_threshold(self._sampler, self._delta)
         else:

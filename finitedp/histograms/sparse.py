@@ -60,7 +60,7 @@ from ..resources import require_bits
 from .approx import approx_ord_sample
 from .bounds import pure_sparse_accuracy
 from .dataset import check_universe, dataset_counts
-from .keepheavy import check_sparse_universe, kh_prime
+from .keepheavy import check_sparse_universe, kh_prime, require_pure_sparse_time
 from .mechanisms import HistogramMechanism, check_noise, sample_accuracy
 from .release import PartialHistogram
 
@@ -403,6 +403,7 @@ class PureSparseHistogram(HistogramMechanism):
         super().__init__(n, universe_size)
         self._noise = check_noise(noise)
         check_sparse_universe(self._universe_size, self._n, "PureSparseHistogram")
+        require_pure_sparse_time(self._n)
         self._epsilon = inverse_natural(epsilon, "epsilon")
         self._beta = inverse_natural(beta, "beta")
         self._counter = _counter(counter)

@@ -10,7 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..counting.fastsample import FastSample
+from ..counting.fastsample import FastSample, fastsample_plan
 from ..counting.geometric import GeometricMechanism
 from ..counting.geosample import GeoSample
 from ..errors import ParameterError
@@ -18,7 +18,8 @@ from ..guarantees import Accuracy, Privacy
 from ..histograms.release import PartialHistogram
 from ..io.releases import load_release, parse_document, read_document
 from ..io.universe import Universe, Utf8Universe, parse_universe
-from ..params import check_count, exact_fraction, short_int
+from ..params import check_count, exact_fraction, short_fraction, short_int
+from ..resources import fraction_seconds, require_time
 
 if TYPE_CHECKING:
     pass
@@ -143,12 +144,21 @@ def counting_pmf_series(
     Raises:
         ParameterError: a parameter out of range, or ``n`` above :data:`MAX_PMF_N`.
         FloatParameterError: a float.
+        ResourceLimitError: the exact laws estimated above the time budget.
     """
     if type(n) is int and n > MAX_PMF_N:
         raise ParameterError(
             f"n: got {n}; a PMF picture draws n + 1 bars from exact CDFs, at most n = {MAX_PMF_N}"
         )
     geo = GeoSample(n, epsilon, noise=noise)
+    cause = f"n = {geo.n}, epsilon = {short_fraction(geo.epsilon)}"
+    geo.require_pmf(1, cause)
+    bits = fastsample_plan(geo.n, epsilon, gamma, noise)[-1]
+    require_time(  # Z' and FastSample's law, before FastSample's integers are made
+        fraction_seconds(bits, 2 * (geo.n + 1)),
+        f"{2 * (geo.n + 1)} exact probabilities over {short_int(bits)}-bit integers",
+        cause,
+    )
     fast = FastSample(n, epsilon, gamma, noise=noise)
     count = check_count(c, geo.n, "count")
     reference = GeometricMechanism(geo.n, geo.noise.exp_epsilon)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from ..counting.twosided import ClampedGeometric, clamp_tail, least_tail
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError
 from ..guarantees import Privacy
 from ..oracle import RandomSource, default_source
 from ..params import check_positive_int, positive_fraction, probability
@@ -87,10 +87,17 @@ def merge_all(sketches: Sequence[MGSketch]) -> MGSketch:
 
     Raises:
         ParameterError: no sketch, or sketches of different ``k`` or ``d``.
+        ParameterTypeError: an element that is not an :class:`MGSketch`.
     """
     level = list(sketches)
     if not level:
         raise ParameterError("sketches: need at least one sketch to merge")
+    for i, sketch in enumerate(level):
+        if not isinstance(sketch, MGSketch):
+            raise ParameterTypeError(
+                f"sketches[{i}]: got a {type(sketch).__name__}; merge_all merges MGSketch "
+                "objects (misra_gries(stream, k, d))"
+            )
     if len(level) == 1:
         return level[0].to_standard()
     while len(level) > 1:

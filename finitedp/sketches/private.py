@@ -46,7 +46,7 @@ from ..counting.twosided import ClampedGeometric, clamp_tail, least_tail, noise_
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, positive_fraction, probability
+from ..params import check_positive_int, positive_fraction, probability, short_fraction, short_int
 from .misragries import MGSketch, misra_gries, require_counters
 from .release import SketchRelease
 
@@ -133,13 +133,13 @@ class PrivateMisraGries:
         if threshold == "paper":
             self.samples = self.k + 2 if self.standard else 7
             t = least_tail(alpha, self.delta, self.samples)
-            self.noise = ClampedGeometric(self.epsilon, t)
+            self.noise = ClampedGeometric(self.epsilon, t, samples=self.k + 1)
             self.tau = 1 + 2 * t
             self.stated_delta = self.samples * clamp_tail(alpha, t)
         else:
             self.samples = 1
             r = least_tail(alpha, self.delta)
-            self.noise = ClampedGeometric(self.epsilon, r)
+            self.noise = ClampedGeometric(self.epsilon, r, samples=self.k + 1)
             self.tau = 2 * r + 2
             self.stated_delta = clamp_tail(alpha, r)
 
@@ -248,6 +248,7 @@ class PrivateMisraGries:
 
     def __repr__(self) -> str:
         return (
-            f"PrivateMisraGries(k = {self.k}, d = {self.universe_size}, eps = {self.epsilon}, "
-            f"delta = {self.stated_delta}, tau = {self.tau}, threshold = {self.threshold!r})"
+            f"PrivateMisraGries(k = {self.k}, d = {self.universe_size}, "
+            f"eps = {short_fraction(self.epsilon)}, delta = {short_fraction(self.stated_delta)}, "
+            f"tau = {short_int(self.tau)}, threshold = {self.threshold!r})"
         )

@@ -1,0 +1,207 @@
+"""Work estimated before it starts (issue 27 item 2, issue 25 item 1), and numbers shown
+for people (issue 25 items 6 and 9): laws of the time budget and of the display.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from cli_run import run
+from hypothesis import given
+from hypothesis import strategies as st
+
+from finitedp.alp.mechanism import ALP
+from finitedp.counting.fastsample import FastSample, fastsample_plan
+from finitedp.counting.geosample import GeoSample
+from finitedp.counting.twosided import clamp_tail
+from finitedp.errors import ParameterError, ParameterTypeError, ResourceLimitError
+from finitedp.guarantees import Privacy
+from finitedp.histograms.keepheavy import require_pure_sparse_time, round_up_cube_root
+from finitedp.histograms.mechanisms import BoundedGeometricHistogram, StabilityHistogram
+from finitedp.params import decimal_above, readable_fraction
+from finitedp.registry import default_mechanisms
+from finitedp.resources import (
+    DEFAULT_MAX_SECONDS,
+    describe_seconds,
+    fraction_seconds,
+    gmp_seconds,
+    max_seconds,
+    python_seconds,
+    require_time,
+)
+from finitedp.sketches.merge import merge_all
+from finitedp.sketches.private import PrivateMisraGries
+
+# ---- the budget ---------------------------------------------------------------------
+
+
+def test_the_budget_is_ten_minutes_unless_configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FINITEDP_MAX_SECONDS", raising=False)
+    assert max_seconds() == DEFAULT_MAX_SECONDS == 600
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "3600")
+    assert max_seconds() == 3600
+    for bad in ("0", "-5", "1.5", "lots", "1e3"):
+        monkeypatch.setenv("FINITEDP_MAX_SECONDS", bad)
+        with pytest.raises(ParameterError, match="FINITEDP_MAX_SECONDS: got"):
+            max_seconds()
+
+
+def test_require_time_refuses_exactly_above_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "60")
+    require_time(Fraction(60), "the work", "x = 1")  # at the budget: allowed
+    with pytest.raises(ResourceLimitError, match=r"^x = 1: the work would take about 61 s, "):
+        require_time(Fraction(60) + Fraction(1, 10**9), "the work", "x = 1")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        *[(0, "0 s"), (Fraction(1, 3), "1 s"), (119, "119 s"), (120, "2 min"), (121, "3 min")],
+        *[(7199, "120 min"), (7200, "2 h"), (172_799, "48 h"), (172_800, "2 days")],
+        (10**30, "more than 10^12 days"),
+    ],
+)
+def test_durations_are_rounded_up(seconds: int | Fraction, text: str) -> None:
+    assert describe_seconds(seconds) == text
+
+
+def test_cost_models_follow_their_measured_rates() -> None:
+    assert gmp_seconds(10**9, 1) == 6  # 6 ns per bit and pass
+    assert gmp_seconds(10**9, 0) == 0
+    assert fraction_seconds(64 * 1000) == Fraction(6 * 10**6, 10**9)  # 6 ns per word^2
+    # Karatsuba: 2^floor(1.585 * bit_length(words)) * 16 ns; within [1/2, 3] of words^1.585.
+    for bits in (10**5, 10**6, 1.4e7, 1.6e8):
+        words = int(bits) // 64
+        estimate = python_seconds(int(bits)) * 10**9 / 16
+        assert words**1.585 / 2 <= estimate <= 3 * words**1.585
+
+
+@given(st.integers(min_value=0, max_value=10**40))
+def test_cube_roots_round_up(n: int) -> None:
+    root = round_up_cube_root(n)
+    assert root**3 >= n and (root == 0 or (root - 1) ** 3 < n)
+
+
+# ---- the samplers and mechanisms estimate before they build --------------------------
+
+
+def test_fastsample_refuses_before_its_integers_exist(monkeypatch: pytest.MonkeyPatch) -> None:
+    bits = fastsample_plan(3, "1/1000000", "1/4")[-1]
+    assert bits > 10**9  # d would have over 10^9 bits: an hour of work at 257 samples
+    with pytest.raises(ResourceLimitError, match=r"FastSample \(t = \d+\) over \d+-bit"):
+        FastSample(3, "1/1000000", "1/4", samples=3, empty=254)
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "1")
+    FastSample(3, "1/100", "1/4", samples=3, empty=254)  # a few milliseconds: built
+    with pytest.raises(ResourceLimitError, match="and 100000001 samples"):
+        FastSample(3, "1/100", "1/4", samples=1, empty=10**8)
+
+
+def test_geosample_counts_its_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """n/8 searches compute F; after them the tables leave only the draws."""
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "2")
+    GeoSample(1000, 1, samples=10**5)  # tables: about 1.2 s (7 s if every search computed F)
+    with pytest.raises(ResourceLimitError, match=r"GeoSample over 2000001-bit integers"):
+        GeoSample(10**6, 1, samples=10**6)  # no table fits: 10^6 computed searches
+
+
+def test_histograms_estimate_every_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FINITEDP_MAX_SECONDS", raising=False)
+    with pytest.raises(ResourceLimitError, match="and 1000000 samples would take about"):
+        StabilityHistogram(10**6, 10, 1, "1/1000", counter="geo")
+    with pytest.raises(ResourceLimitError, match="and 257 samples"):
+        BoundedGeometricHistogram(3, 257, "1/1000000", "1/10", noise="tight")
+    BoundedGeometricHistogram(3, 257, "1/1000", "1/10", noise="tight")
+
+
+def test_pure_sparse_estimate_grows_like_n_to_the_four_thirds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("FINITEDP_MAX_SECONDS", raising=False)
+    require_pure_sparse_time(3 * 10**5)  # about 5 minutes
+    with pytest.raises(ResourceLimitError, match="would take about 25 min"):
+        require_pure_sparse_time(10**6)
+
+
+def test_exact_geometric_tails_are_estimated(monkeypatch: pytest.MonkeyPatch) -> None:
+    alpha = Fraction(999_999, 1_000_000)
+    assert clamp_tail(alpha, 3) == alpha**3 / (1 + alpha)
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "10")
+    with pytest.raises(ResourceLimitError, match=r"the exact tail alpha\^j/\(1 \+ alpha\)"):
+        clamp_tail(alpha, 10**7)
+
+
+def test_default_candidates_in_order() -> None:
+    assert default_mechanisms(200, 10_000) == ("bounded-geometric", "compact", "pure-sparse")
+    assert default_mechanisms(20_000, 40_000) == ("bounded-geometric", "compact", "pure-sparse")
+    assert default_mechanisms(20_000, 40_001) == ("compact", "pure-sparse")
+
+
+def test_the_default_moves_on_when_compact_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refused candidate costs nothing; stderr says which ran and why."""
+    data = tmp_path / "d.csv"
+    data.write_text("c\n" + "".join(f"k{i % 7}\n" for i in range(50)), encoding="utf-8")
+    argv = ["release", str(data), "--column", "c", "--universe", "utf8:4", "--epsilon", "1"]
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "64K")  # compact's field tables do not fit
+    code, _, err = run([*argv, "--out", str(tmp_path / "r.json")], capsys)
+    assert code == 0, err
+    assert "default mechanism pure-sparse (|X| > max(10,000, 2n): a sparse universe; " in err
+    assert "compact: n = 50" in err and "above the limit of 64.0 KiB" in err
+    assert '"mechanism": "pure-sparse"' in (tmp_path / "r.json").read_text(encoding="utf-8")
+    code, _, err = run([*argv, "--quiet", "--out", str(tmp_path / "q.json")], capsys)
+    assert code == 0 and err == ""
+
+
+# ---- numbers for people ----------------------------------------------------------------
+
+
+@given(
+    st.fractions(min_value=Fraction(1, 10**40), max_value=10**40),
+    st.integers(min_value=1, max_value=6),
+)
+def test_decimals_shown_are_bounds_from_above(value: Fraction, digits: int) -> None:
+    text = decimal_above(value, digits)
+    mantissa, exponent = text.split("e")
+    shown = Fraction(mantissa) * Fraction(10) ** int(exponent)
+    step = Fraction(10) ** (int(exponent) - digits + 1)
+    assert shown >= value > shown - step  # the least such decimal
+    assert len(mantissa.replace(".", "")) == digits and mantissa[0] != "0"
+
+
+def test_huge_guarantees_display_without_the_digit_limit() -> None:
+    tiny = Fraction(1, 10**5000)
+    privacy = Privacy(Fraction(1, 2), tiny)
+    assert str(privacy) == "(1/2, < 2^-16608)-DP" and not privacy.exact_text
+    assert repr(privacy) == "Privacy(epsilon=Fraction(1, 2), delta='1/<a 16610-bit integer>')"
+    assert str(Privacy(Fraction(1, 2), Fraction(1, 1000))) == "(1/2, 1/1000)-DP"
+    assert readable_fraction(Fraction(10**40 + 1, 10**47)) == "<= 1.01e-7"
+    assert readable_fraction(-Fraction(10**40 + 1, 10**47)) == "-(<= 1.01e-7)"
+    pmg = PrivateMisraGries(4, 10, 1, tiny)
+    release = pmg.release([1, 2, 3, 3])
+    assert "delta = <a 32378-bit integer>/<a 48988-bit integer>" in repr(pmg)
+    assert "delta='<a 32378-bit integer>" in repr(release)
+
+
+def test_the_summary_line_rounds_long_fractions_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("c\nA\nB\nA\n", encoding="utf-8")
+    argv = ["release", str(data), "--column", "c", "--universe", "utf8:1", "--epsilon", "1/2"]
+    argv += ["--mechanism", "pmg", "--k", "2", "--delta", "1/1000000", "--out", "-"]
+    code, out, err = run(argv, capsys)
+    assert code == 0
+    assert "pmg, (1/2, <= 9.02e-7)-DP (exact fractions in the JSON)" in err
+    assert Fraction(__import__("json").loads(out)["privacy"]["delta"]) <= Fraction(902, 10**9)
+
+
+def test_wrong_types_are_named_at_once() -> None:
+    alp = ALP(10, 1, 3, 3)
+    for wrong in ([1, 2], None):
+        with pytest.raises(ParameterTypeError, match=r"^x: got a (list|NoneType); ALP projects"):
+            alp.project(wrong)  # type: ignore[arg-type]
+    with pytest.raises(ParameterTypeError, match=r"^sketches\[0\]: got a int; merge_all"):
+        merge_all([1, 2])  # type: ignore[list-item]
