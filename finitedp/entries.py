@@ -235,6 +235,8 @@ class MechanismEntry:
             release document then does not state it).
         weighted: whether it takes a value column (rows ``(key, value)``, the
             values in ``[0, value_bound]``); others take keys only.
+        dense: whether a release lists every bin of the universe (its size follows
+            ``|X|``); others list at most ``n`` bins.
     """
 
     name: str
@@ -248,6 +250,7 @@ class MechanismEntry:
     vectors: VectorKind | None = None
     public_n: bool = True
     weighted: bool = False
+    dense: bool = False
 
 
 @dataclass(frozen=True)

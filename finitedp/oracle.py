@@ -325,10 +325,13 @@ def draw_compared(rng: RandomSource, d: int) -> int | PrefixDraw:
 def uniform_value(rng: RandomSource, low: int, high: int) -> int:
     """A uniform integer in ``[low, high]`` from one draw ``u`` in ``[1, high - low + 1]``.
 
-    The draw is only compared: the result is ``low`` plus the least ``z`` with
-    ``z + 1 >= u`` (inverse-CDF sampling, BV Lemma 2.13), so symbolic draws work.
+    The result is ``low`` plus the least ``z`` with ``z + 1 >= u`` (inverse-CDF
+    sampling, BV Lemma 2.13), that is ``low + u - 1``; a symbolic draw of
+    :mod:`finitedp.checker` is only compared, by a binary search for that ``z``.
     """
     u = draw(rng, high - low + 1)
+    if type(u) is int:  # the search's answer, without log2(high - low) big comparisons
+        return low + u - 1
     lo, hi = 0, high - low
     while lo < hi:
         mid = (lo + hi) // 2

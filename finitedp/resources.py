@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
 
 from .errors import ParameterError, ResourceLimitError
@@ -59,6 +62,7 @@ __all__ = [
     "require_bits",
     "require_memory",
     "require_time",
+    "time_budget",
 ]
 
 #: The environment variable that overrides :data:`DEFAULT_MAX_MEMORY`.
@@ -158,20 +162,40 @@ PYTHON_NS_PER_KARATSUBA_WORD = 16
 PYTHON_GCD_NS_PER_WORD2 = 6
 
 
+_BUDGETS: ContextVar[tuple[int, ...]] = ContextVar("finitedp_time_budgets", default=())
+
+
 def max_seconds() -> int:
-    """The current time budget in seconds: ``FINITEDP_MAX_SECONDS`` if set, else 600.
+    """The current time budget in seconds: ``FINITEDP_MAX_SECONDS`` if set, else 600,
+    and at most any :func:`time_budget` in force.
 
     Raises:
         ParameterError: the variable is not a positive whole number of seconds.
     """
     text = os.environ.get(TIME_ENV)
     if text is None:
-        return DEFAULT_MAX_SECONDS
-    if not re.fullmatch(r"[0-9]{1,12}", text.strip()) or int(text) == 0:
+        budget = DEFAULT_MAX_SECONDS
+    elif not re.fullmatch(r"[0-9]{1,12}", text.strip()) or int(text) == 0:
         raise ParameterError(
             f"{TIME_ENV}: got {text!r:.40}; write a positive whole number of seconds, e.g. 600"
         )
-    return int(text)
+    else:
+        budget = int(text)
+    return min((budget, *_BUDGETS.get()))
+
+
+@contextmanager
+def time_budget(seconds: int) -> Iterator[None]:
+    """Lower the time budget to ``seconds`` inside the ``with`` block (never raise it).
+
+    ``vectors verify`` gives each reference vector a small budget: the vectors are
+    small by design, and an edited one should fail at once, not run for minutes.
+    """
+    token = _BUDGETS.set((*_BUDGETS.get(), seconds))
+    try:
+        yield
+    finally:
+        _BUDGETS.reset(token)
 
 
 def gmp_seconds(bits: int, passes: int) -> Fraction:

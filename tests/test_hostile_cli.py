@@ -221,6 +221,8 @@ def test_hostile_command_line(
 MILLION = ["release", "million.txt", "--universe", "utf8:8", "--epsilon", "1/2"]
 TINY = [*C, "--epsilon", "1/1000000"]
 PMF = ["plot", "pmf", "--n", "10"]
+GEOMETRIC = [*COMPARE[:2], "user_one:draw", "--reference", "geometric"]
+GEOMETRIC_TAIL = ["--count", "2", "--samples", "50", "--quiet"]
 
 #: Issue 27 item 2: long work estimated and refused at once (name, argv, budget in
 #: seconds or None for the default 10 minutes, stderr pattern).
@@ -261,6 +263,32 @@ TIME_CASES = [
         r"about 25 min, above the time budget of 10 min; use fewer rows, or approximate DP",
     ),
     (
+        "audit compare against a geometric law of 10^12 + 1 values",
+        [*GEOMETRIC, "--n", "1" + "0" * 12, "--ratio", "2", *GEOMETRIC_TAIL],
+        None,
+        r"n = 1000000000000, ratio = 2: each exact probability of the geometric law would "
+        r"need about 1\.8 TiB, above the limit",
+    ),
+    (
+        "audit compare against a geometric law of ratio (10^50 + 1)/10^50",
+        [*GEOMETRIC, "--n", "100000", "--ratio", f"{10**50 + 1}/{10**50}", *GEOMETRIC_TAIL],
+        None,
+        r"n = 100000, ratio = <a 167-bit integer>/<a 167-bit integer>: the geometric law's "
+        r"table would need about [\d.]+ GiB",
+    ),
+    (
+        "release /dev/zero (no line ends)",
+        ["release", "/dev/zero", "--universe", "utf8:4", "--epsilon", "1"],
+        None,
+        r"/dev/zero: no line break in 64\.0 MiB; text input is lines of text",
+    ),
+    (
+        "release /dev/urandom --column c (not text)",
+        ["release", "/dev/urandom", "--column", "c", "--universe", "utf8:4", "--epsilon", "1"],
+        None,
+        r"/dev/urandom: byte [\d,]+ is not UTF-8 text; CSV and text input must be UTF-8",
+    ),
+    (
         "the default at n = 10^6 over a large universe",
         MILLION,
         None,
@@ -287,6 +315,50 @@ def test_long_work_is_estimated_and_refused_at_once(
     assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
     assert re.search(pattern, result.stderr), result.stderr
     assert not (workdir / "pmf.png").exists()
+
+
+def test_an_edited_vector_fails_at_once(workdir: Path) -> None:
+    """A counting vector edited to n = 10^9 would take minutes to recompute: it fails
+    within the per-vector budget (exit 1, the vector named), not after two minutes."""
+    vector = {
+        "id": "edited",
+        "kind": "counting",
+        "finitedp": 1,
+        "sampler": "GeoSample",
+        "params": {"noise": "paper", "n": "1000000000", "epsilon": "1"},
+        "derived": {"a": "2", "b": "3", "k": "1", "d": "5"},
+        "c": "0",
+        "u": "1",
+        "output": "0",
+        "F_below": "0",
+        "F_at": "3",
+    }
+    (workdir / "edited.jsonl").write_text(json.dumps(vector) + "\n", encoding="utf-8")
+    start = time.monotonic()
+    # The memory limit at 4G: the time estimate (4 min, 1.6 GB) is what refuses.
+    limit = {"FINITEDP_MAX_MEMORY": "4G"}
+    result = finitedp(["vectors", "verify", "edited.jsonl"], workdir, env=limit)
+    assert time.monotonic() - start < 15
+    assert_clean(result, (1,))
+    assert re.search(
+        r"FAILED at line 1 \(id edited\): ResourceLimitError: n = 1000000000, epsilon = 1: "
+        r"GeoSample over 2000000001-bit integers would take about \d+ min, above the time "
+        r"budget of 10 s",
+        result.stdout + result.stderr,
+    )
+
+
+def test_one_long_value_in_a_vast_universe_is_released(workdir: Path) -> None:
+    """One 60 KB value under utf8:65536 (|X| = 2^524289 - 1): DistinctSample and the
+    fallback's uniform values take the draws' values, not 524,289-step searches."""
+    (workdir / "long.csv").write_text("c\n" + "x" * 60_000 + "\n", encoding="utf-8")
+    argv = ["release", "long.csv", "--column", "c", "--universe", "utf8:65536", "--epsilon", "1"]
+    start = time.monotonic()
+    argv += ["--mechanism", "pure-sparse", "--quiet", "--out", "long.json"]
+    result = finitedp(argv, workdir)
+    assert time.monotonic() - start < 25
+    assert_clean(result, (0,))
+    assert json.loads((workdir / "long.json").read_text(encoding="utf-8"))["release"]
 
 
 def test_out_dev_stdout_on_a_pipe_is_written_through(workdir: Path) -> None:

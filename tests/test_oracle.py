@@ -993,3 +993,30 @@ def test_uniform_many_long_domains_reduce_exactly_as_mod(
     fast = Fixed(data).uniform_many(d, 500)
     monkeypatch.setattr(systemsource, "_LONG_DRAW_SHIFT", 10**9)  # force the plain %
     assert fast == Fixed(data).uniform_many(d, 500)
+
+
+@given(
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.integers(min_value=1, max_value=10**30),
+)
+def test_uniform_value_is_the_inverse_cdf_search(low: int, width: int) -> None:
+    """``low + u - 1`` for a plain draw equals the comparison-only search the checker uses."""
+    from finitedp.oracle import uniform_value
+
+    class Fixed:
+        def __init__(self, u: int) -> None:
+            self.u = u
+
+        def uniform(self, d: int) -> int:
+            return self.u
+
+    for u in (1, width, (width + 1) // 2):
+        got = uniform_value(Fixed(u), low, low + width - 1)  # type: ignore[arg-type]
+        lo, hi = 0, width - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if mid + 1 >= u:
+                hi = mid
+            else:
+                lo = mid + 1
+        assert got == low + lo

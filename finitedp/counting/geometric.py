@@ -21,7 +21,15 @@ from fractions import Fraction
 
 from ..errors import ParameterError
 from ..exactmath import min_power_at_least
-from ..params import check_count, check_positive_int, exact_fraction, probability
+from ..params import (
+    check_count,
+    check_positive_int,
+    exact_fraction,
+    probability,
+    short_fraction,
+    short_int,
+)
+from ..resources import fraction_seconds, integer_bytes, require_bits, require_memory, require_time
 
 __all__ = ["GeometricMechanism"]
 
@@ -72,7 +80,26 @@ class GeometricMechanism:
         return 1 - alpha ** (z - c + 1) / (1 + alpha)
 
     def pmf(self, c: int) -> dict[int, Fraction]:
-        """The exact output distribution for true count ``c``, as ``{z: probability}``."""
+        """The exact output distribution for true count ``c``, as ``{z: probability}``.
+
+        Its ``n + 1`` probabilities have up to ``n bits(ratio)`` bits each: memory and
+        time (a CPython gcd each) are estimated first.
+
+        Raises:
+            ResourceLimitError: above the memory limit or the time budget.
+        """
+        c = check_count(c, self._n)
+        bits = self._n * max(
+            self._alpha.numerator.bit_length(), self._alpha.denominator.bit_length()
+        )
+        cause = f"n = {short_int(self._n)}, ratio = {short_fraction(self.ratio)}"
+        require_bits(2 * bits, "each exact probability of the geometric law", cause)
+        require_memory(
+            (self._n + 1) * (integer_bytes(bits) + 100), "the geometric law's table", cause
+        )
+        require_time(
+            fraction_seconds(bits, 2 * (self._n + 1)), "the geometric law's probabilities", cause
+        )
         previous = Fraction(0)
         pmf: dict[int, Fraction] = {}
         for z in range(self._n + 1):
@@ -91,4 +118,4 @@ class GeometricMechanism:
         return min_power_at_least(self.ratio, 1 / b)
 
     def __repr__(self) -> str:
-        return f"GeometricMechanism(n={self._n}, ratio={self.ratio})"
+        return f"GeometricMechanism(n={self._n}, ratio={short_fraction(self.ratio)})"

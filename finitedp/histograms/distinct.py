@@ -12,6 +12,7 @@ least ``x`` with ``x - rank_T(x) = z``: the ``z``-th element of ``X`` not in ``T
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 from sortedcontainers import SortedList
 
@@ -65,14 +66,32 @@ def _select_free(taken: SortedList, universe_size: int, z: object) -> int:
     """The least ``x`` in ``[1, m]`` with ``x - |{t in T : t <= x}| >= z`` (Alg A.3 step 3c).
 
     ``x - rank(x)`` counts the free elements up to ``x`` and is non-decreasing,
-    so the least ``x`` reaching ``z`` is the ``z``-th free element; ``z`` is only
-    compared, never computed with.
+    so the least ``x`` reaching ``z`` is the ``z``-th free element.  Below the
+    ``i``-th taken element (from 0) lie ``t_i - 1 - i`` free ones, also
+    non-decreasing in ``i``: the least ``i`` with ``t_i - 1 - i >= z`` is the number
+    of taken elements below the answer, which is then ``z + i``.  That is
+    ``O(log^2 |T|)`` operations where a search over ``X`` costs ``O(log |X|)``
+    operations on ``log |X|``-bit integers (a 60 KB key makes ``|X| = 2^524288``).
+    A symbolic draw of :mod:`finitedp.checker` is only compared: its search
+    continues over the run of free elements that holds the answer.
     """
-    low, high = 1, universe_size
+    low, high = 0, len(taken)
     while low < high:
         mid = (low + high) // 2
-        if mid - taken.bisect_right(mid) >= z:
+        if taken[mid] - 1 - mid >= z:
             high = mid
         else:
             low = mid + 1
-    return low
+    if type(z) is int:
+        return z + low
+    # In the run of free elements between taken[low - 1] and taken[low], x - rank(x) = x - low.
+    first = taken[low - 1] + 1 if low else 1
+    last = taken[low] - 1 if low < len(taken) else universe_size
+    symbolic = cast(int, z)  # compared with ints only, as the checker requires
+    while first < last:
+        mid = (first + last) // 2
+        if mid - low >= symbolic:
+            last = mid
+        else:
+            first = mid + 1
+    return first

@@ -77,6 +77,7 @@ ENTRIES: tuple[MechanismEntry, ...] = (
         neighbours=REPLACE_ONE_ROW,
         build=_bounded_geometric,
         release_type="partial_histogram",
+        dense=True,
         release_options=(NOISE,),
         audit=AuditTarget(
             "BoundedGeometricHistogram over every dataset of a tiny universe",

@@ -21,6 +21,7 @@ that error path); Parquet errors name the row.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import io
@@ -119,14 +120,31 @@ def _plain(path: str) -> bool:
     return not (any(c in path for c in "*?[]{}") or path.startswith("~") or "://" in path)
 
 
+#: The longest line a copied CSV or text stream may have (an endless device has none).
+MAX_LINE_BYTES = 64 << 20
+
+
+def _check_text(decoder: codecs.IncrementalDecoder, chunk: bytes, name: str, at: int) -> None:
+    """Refuse a stream that is not UTF-8 as soon as a chunk shows it."""
+    try:
+        decoder.decode(chunk)
+    except UnicodeDecodeError as error:
+        raise ParameterError(
+            f"{name}: byte {at + error.start + 1:,} is not UTF-8 text; CSV and text input "
+            "must be UTF-8"
+        ) from None
+
+
 @contextlib.contextmanager
 def _copied(stream: Any, name: str, kind: str) -> Iterator[InputFile]:
     """A temporary copy of a stream read once, refused past the memory limit."""
     limit = max_memory()
+    text = kind != "parquet"  # CSV and text input are UTF-8 lines: checked as they come
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
     handle, copy = tempfile.mkstemp(prefix="finitedp-stream-")
     try:
         with os.fdopen(handle, "wb") as out:
-            copied = 0
+            copied = line = 0
             while chunk := stream.read(1 << 20):
                 copied += len(chunk)
                 if copied > limit:
@@ -135,6 +153,15 @@ def _copied(stream: Any, name: str, kind: str) -> Iterator[InputFile]:
                         f"{describe_bytes(limit)}, the memory limit, is not copied; save it "
                         f"to a file first, or raise {MEMORY_ENV}"
                     )
+                if text:
+                    _check_text(decoder, chunk, name, copied - len(chunk))
+                    end = chunk.rfind(b"\n")
+                    line = len(chunk) - 1 - end if end >= 0 else line + len(chunk)
+                    if line > MAX_LINE_BYTES:
+                        raise ParameterError(
+                            f"{name}: no line break in {describe_bytes(MAX_LINE_BYTES)}; "
+                            f"{kind} input is lines of text, each at most that long"
+                        )
                 out.write(chunk)
         yield InputFile(copy, name, kind)
     finally:

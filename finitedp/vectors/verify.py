@@ -17,6 +17,7 @@ from typing import Any
 from ..entries import JSON
 from ..errors import ParameterError
 from ..jsonvalues import load_json
+from ..resources import time_budget
 from .negative import verify_negative
 from .records import verify_counting, verify_recorded
 
@@ -69,6 +70,11 @@ def schema_errors(vector: object) -> list[str]:
     return out
 
 
+#: The time budget of one vector's recomputation: reference vectors take milliseconds,
+#: so a vector whose parameters were edited to need minutes fails at once.
+VECTOR_SECONDS = 10
+
+
 def verify_vector(vector: Mapping[str, Any]) -> str | None:
     """Check one parsed vector: schema, then replay (or recomputation for counting vectors).
 
@@ -84,10 +90,11 @@ def verify_vector(vector: Mapping[str, Any]) -> str | None:
     if problems:
         return f"schema: {problems[0]}"
     try:
-        if vector["kind"] == "counting":
-            verify_counting(vector)
-        else:
-            verify_recorded(vector)
+        with time_budget(VECTOR_SECONDS):
+            if vector["kind"] == "counting":
+                verify_counting(vector)
+            else:
+                verify_recorded(vector)
     except Exception as error:  # a verifier reports every failure, whatever raised it
         return f"{type(error).__name__}: {error}"
     return None
