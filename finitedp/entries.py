@@ -370,11 +370,13 @@ def user_params(n: int, m: int, eps: str, *, pad: bool | None = None, **extra: s
     return params
 
 
-#: ``--noise``: BV's ratio (the default) or the tight one (README: which to pick).
+#: ``--noise``: the tight ratio (``release``'s default, 2-3x smaller errors) or BV's
+#: (the classes' and ``audit``'s default, the paper's constants; README: which to pick).
 NOISE = Option(
     "noise",
-    "paper: BV's ratio 2^k/(2^k+1) and Figs 3-6 (the default); tight: a ratio within "
-    "one percent of e^(-eps/2), thresholds and accuracy from the exact distribution",
+    "tight: a ratio within one percent of e^(-eps/2), thresholds and accuracy from the "
+    "exact distribution (release's default); paper: BV's ratio 2^k/(2^k+1) and Figs 3-6 "
+    "(the default of audit and of the Python classes)",
     kind="choice",
-    choices=("paper", "tight"),
+    choices=("tight", "paper"),
 )

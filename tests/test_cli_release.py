@@ -69,13 +69,14 @@ def test_csv_int_column_releases_every_bin_with_labels(
     assert doc["parameters"] == {
         "n": 20,
         "epsilon": "1/2",
-        "noise": "paper",
+        "noise": "tight",  # the command line's default (issue 25 item 5)
         "beta": "1/10",
         "counter": "fast",
     }
     assert doc["universe"] == "int:7" and doc["universe_size"] == 7
     assert doc["privacy"] == {"epsilon": "1/2", "delta": "0"}
-    assert doc["accuracy"]["beta"] == "1/10" and doc["accuracy"]["source"] == "BV Fig 3"
+    assert doc["accuracy"]["beta"] == "1/10"
+    assert doc["accuracy"]["source"].startswith("BV Thm 5.2")
     assert isinstance(doc["accuracy"]["per_query"], int) and doc["accuracy"]["threshold"] is None
     release = PartialHistogram.from_json(doc["release"])
     assert doc["bins"] == [{"value": str(x), "count": c} for x, c in release.bins]
@@ -98,9 +99,8 @@ def test_stdin_dash(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     data = b"city\nOslo\nOslo\nLima\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
     argv = ["release", "-", "--column", "city", "--epsilon", "1", "--seed", "00"]
-    code, _, err = run(
-        [*argv, "--universe", "utf8:4", "--mechanism", "stability", "--delta", "1/4"], capsys
-    )
+    paper = ["--mechanism", "stability", "--delta", "1/4", "--noise", "paper"]  # BV's threshold
+    code, _, err = run([*argv, "--universe", "utf8:4", *paper], capsys)
     assert code == 2 and "n: got 3, below the threshold" in err  # read all three rows
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
     code, _, err = run([*argv, "--universe", "int:5"], capsys)
@@ -183,7 +183,8 @@ def test_csv_details_quoted_fields_blank_lines_bom(
     source = tmp_path / "t.csv"
     source.write_bytes(b'\xef\xbb\xbfid,city\n1,"a,b"\n\n2,c\n')
     argv = ["release", str(source), "--column", "city", "--universe", "utf8:3", "--epsilon", "1"]
-    code, _, err = run([*argv, "--mechanism", "stability", "--delta", "1/2"], capsys)
+    argv += ["--mechanism", "stability", "--delta", "1/2", "--noise", "paper"]
+    code, _, err = run(argv, capsys)
     assert code == 2 and "n: got 2" in err  # two rows: the blank line is skipped
 
 

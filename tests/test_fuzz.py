@@ -151,8 +151,10 @@ def _limits() -> None:
 def finitedp(
     args: list[str], cwd: Path, stdin: bytes = b"", env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    # The library's limit, set below the process cap: a refusal must come first.
-    env = {**os.environ, "PYTHONHASHSEED": "0", "FINITEDP_MAX_MEMORY": "1G", **(env or {})}
+    # The library's limits, set below the process caps: a refusal must come first, and
+    # whatever the time estimate lets through must end within the timeout.
+    limits = {"FINITEDP_MAX_MEMORY": "1G", "FINITEDP_MAX_SECONDS": str(SECONDS)}
+    env = {**os.environ, "PYTHONHASHSEED": "0", **limits, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "finitedp", *args],
         cwd=cwd,

@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from ..entries import MechanismEntry, ReleaseParameters
+from ..entries import MechanismEntry, Option, ReleaseParameters
 from ..errors import FiniteDPError, ResourceLimitError
 from ..io.files import say
 from ..io.progress import Progress
@@ -81,11 +81,16 @@ def _require_document(entry: MechanismEntry, n: int, size: int) -> None:
         )
 
 
+def _chosen(option: Option, value: str | None) -> str | None:
+    """A choice left out is its first (``--noise``: tight), as the document records it."""
+    return option.choices[0] if value is None and option.kind == "choice" else value
+
+
 def parameters_for(
     args: argparse.Namespace, entry: MechanismEntry, values: ValueColumn | None
 ) -> ReleaseParameters:
     """The command line's parameters as ``entry`` takes them."""
-    options = {o.name: getattr(args, o.name) for o in entry.release_options}
+    options = {o.name: _chosen(o, getattr(args, o.name)) for o in entry.release_options}
     return ReleaseParameters(
         args.epsilon,
         args.beta,

@@ -93,7 +93,21 @@ def fastsample_plan(
     """
     eps, ratio = resolve_noise(epsilon, noise, slack)
     gam = inverse_natural(gamma, "gamma", below_one=True)
-    t = paper_threshold(n, eps, gam) if ratio.k is not None else tight_threshold(n, ratio, gam)
+    if ratio.k is not None:
+        t = paper_threshold(n, eps, gam)
+    else:
+        # ln(b/a) <= (b - a)/a bounds t from below in integers: a tiny eps is refused
+        # before tight_threshold brackets logarithms at thousands of bits.
+        a, b, g = ratio.a, ratio.b, gam.denominator
+        exponent = (2 * a * (g - 1) * (n + 1)).bit_length() - (b - a).bit_length() - 1
+        low = max(0, exponent * 69 * a // (100 * (b - a)))  # ln 2 > 0.69
+        require_bits(
+            d_bits_bound(n, ratio, gam, low),
+            f"FastSample's integers (d = (n + 1)(a + b) b^t / gamma with t >= {short_int(low)})",
+            f"epsilon = {short_fraction(eps)}, gamma = {short_fraction(gam)}, n = {n}",
+            copies=SAMPLE_COPIES,
+        )
+        t = tight_threshold(n, ratio, gam)
     return eps, ratio, gam, t, d_bits_bound(n, ratio, gam, t)
 
 
