@@ -205,3 +205,17 @@ def test_wrong_types_are_named_at_once() -> None:
             alp.project(wrong)  # type: ignore[arg-type]
     with pytest.raises(ParameterTypeError, match=r"^sketches\[0\]: got a int; merge_all"):
         merge_all([1, 2])  # type: ignore[list-item]
+
+
+def test_the_stated_rates_and_limits_are_pinned() -> None:
+    """Each constant a refusal quotes, at values where a neighbouring constant differs."""
+    from finitedp.resources import DEFAULT_MAX_MEMORY, describe_bytes, parse_memory
+
+    assert DEFAULT_MAX_MEMORY == 4 * 2**30 and parse_memory("1G") == 2**30
+    assert parse_memory("3K") == 3 * 1024 and parse_memory("2T") == 2 * 2**40
+    assert describe_bytes(2**60) == "2^60 bytes or more"
+    assert describe_bytes(2**60 - 1) == "1,048,575 TiB"
+    # 2^floor(1.585 * bit_length(words)) * 16 ns: 511 words (9 bits) -> 2^14, 1 word -> 2^1.
+    assert python_seconds(64 * 511) == Fraction(2**14 * 16, 10**9)
+    assert python_seconds(0) == python_seconds(64) == Fraction(2 * 16, 10**9)
+    assert fraction_seconds(64 * 511, 2) == Fraction(511 * 511 * 6 * 2, 10**9)
