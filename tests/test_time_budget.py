@@ -219,3 +219,31 @@ def test_the_stated_rates_and_limits_are_pinned() -> None:
     assert python_seconds(64 * 511) == Fraction(2**14 * 16, 10**9)
     assert python_seconds(0) == python_seconds(64) == Fraction(2 * 16, 10**9)
     assert fraction_seconds(64 * 511, 2) == Fraction(511 * 511 * 6 * 2, 10**9)
+
+
+def test_a_dense_document_is_estimated_before_the_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27 item 2: bounded-geometric over |X| = 10^7 lists 10^7 bins (700 bytes each
+    at the peak); refused at once, not a MemoryError in json.dumps after minutes."""
+    data = tmp_path / "i.csv"
+    data.write_text("c\n1\n2\n3\n", encoding="utf-8")
+    argv = ["release", str(data), "--column", "c", "--epsilon", "1", "--out", "-"]
+    argv += ["--mechanism", "bounded-geometric", "--universe"]
+    code, out, err = run([*argv, "int:10000000"], capsys)
+    assert code == 2 and out == ""
+    assert (
+        "bounded-geometric over |X| = 10,000,000: the release document of 10,000,000 bins "
+        "would need about 6.5 GiB, above the limit of 4.0 GiB" in err
+    )
+    code, out, err = run([*argv, "int:100"], capsys)  # 70 KB: released
+    assert code == 0 and __import__("json").loads(out)["universe_size"] == 100
+
+
+def test_a_refusal_names_the_flag_the_user_typed() -> None:
+    from finitedp.cli.building import name_the_flag
+
+    message = str(name_the_flag(ParameterError("beta0: got 2; it must be 1/k")))
+    assert message == "--beta: got 2; it must be 1/k (the mechanism's beta0)"
+    assert str(name_the_flag(ParameterError("delta: got 2"))) == "--delta: got 2"
+    assert str(name_the_flag(ParameterError("nothing: here"))) == "nothing: here"
