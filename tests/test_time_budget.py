@@ -247,3 +247,12 @@ def test_a_refusal_names_the_flag_the_user_typed() -> None:
     assert message == "--beta: got 2; it must be 1/k (the mechanism's beta0)"
     assert str(name_the_flag(ParameterError("delta: got 2"))) == "--delta: got 2"
     assert str(name_the_flag(ParameterError("nothing: here"))) == "nothing: here"
+
+
+@pytest.mark.parametrize("bad", [-1, "3", 2.0, None])
+def test_sample_counts_are_checked(bad: object) -> None:
+    with pytest.raises(ParameterError, match=r"^samples: got .*an int >= 0"):
+        GeoSample(3, 1, samples=bad)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match=r"^empty: got .*an int >= 0"):
+        FastSample(3, 1, "1/4", empty=bad)  # type: ignore[arg-type]
+    GeoSample(3, 1, samples=0, empty=0)

@@ -18,13 +18,14 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
+from ..errors import ParameterError
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_count, check_draw, short_int
 from ..prefixdraw import PrefixBatch
 from ..ratio import GeometricRatio
 from ..resources import fraction_seconds, gmp_seconds, require_time
 
-__all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int", "require_sampling_time"]
+__all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int", "check_work", "require_sampling_time"]
 
 
 class CountingSampler(ABC):
@@ -211,6 +212,17 @@ class CountingSampler(ABC):
         return bisect_cdf(lambda z: self.cdf(c, z), self._n, u)
 
 
+def check_work(samples: object, empty: object) -> None:
+    """Check the ``samples`` and ``empty`` a sampler's constructor is told about.
+
+    Raises:
+        ParameterError: either is not an int ``>= 0``.
+    """
+    for name, value in (("samples", samples), ("empty", empty)):
+        if type(value) is not int or value < 0:
+            raise ParameterError(f"{name}: got {value!r:.40}; a number of samples, an int >= 0")
+
+
 def require_sampling_time(
     bits: int,
     setup_passes: int,
@@ -239,8 +251,10 @@ def require_sampling_time(
         cause: the parameters responsible, for the message.
 
     Raises:
+        ParameterError: ``samples`` or ``empty`` not an int ``>= 0``.
         ResourceLimitError: above ``FINITEDP_MAX_SECONDS`` (10 minutes by default).
     """
+    check_work(samples, empty)
     passes = setup_passes + samples * (1 + search_passes) + empty
     count = samples + empty
     require_time(

@@ -30,7 +30,13 @@ from ..exactmath import compare_exp, min_power_at_least
 from ..params import check_count, check_positive_int, positive_fraction, probability, short_fraction
 from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
-from .base import CountingSampler, bisect_cdf, ceil_log2_int, require_sampling_time
+from .base import (
+    CountingSampler,
+    bisect_cdf,
+    ceil_log2_int,
+    check_work,
+    require_sampling_time,
+)
 from .geometric import GeometricMechanism
 
 __all__ = ["GEO_TABLE_BYTES", "GeoSample"]
@@ -90,6 +96,7 @@ class GeoSample(CountingSampler):
             f"n = {n}, epsilon = {short_fraction(eps)}",
             copies=8,  # d, the draw's bytes, the draw, its reduction, CDF values in the search
         )
+        check_work(samples, empty)
         bits = (ratio.a + ratio.b).bit_length() + (n - 1) * ratio.b.bit_length()
         # A search computes F at each comparison: a power of b, about half a pass.
         searches = (ceil_log2_int(n + 1) + 1) // 2
