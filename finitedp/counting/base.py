@@ -23,7 +23,7 @@ from ..oracle import RandomSource, default_source, draw
 from ..params import check_count, check_draw, short_int
 from ..prefixdraw import PrefixBatch
 from ..ratio import GeometricRatio
-from ..resources import fraction_seconds, gmp_seconds, require_time
+from ..resources import gmp_seconds, require_time
 
 __all__ = ["CountingSampler", "bisect_cdf", "ceil_log2_int", "check_work", "require_sampling_time"]
 
@@ -177,20 +177,6 @@ class CountingSampler(ABC):
             u = value(i)
             out.append(bisect_left(table, u) if c == 0 and u <= last else search(c, u))
         return out
-
-    def require_pmf(self, laws: int, cause: str) -> None:
-        """Refuse computing ``laws`` exact output laws (:meth:`pmf`) above the time budget.
-
-        Each law has ``n + 1`` probabilities ``F/d``, each a ``Fraction`` reduced by
-        one gcd of ``bits(d)``-bit integers.
-        """
-        bits = self._d.bit_length()
-        require_time(
-            fraction_seconds(bits, laws * (self._n + 1)),
-            f"{short_int(laws * (self._n + 1))} exact probabilities over {short_int(bits)}-bit "
-            "integers",
-            cause,
-        )
 
     def scaled_cdf_at_zero(self, z: int) -> int:
         """``F_M(z)`` of BV Def 4.3: ``d * Pr[M(0, U) <= z]``, for ``z`` in ``[0, n]``."""

@@ -213,11 +213,7 @@ class FastSample(CountingSampler):
         self._k_mix = (gam.denominator - 1) * (n + 1)
         self._k_dp = self._k_mix * dp
         self._width = min(self._t, n)
-        self._table: Sequence[int] = (
-            self._search_table(a, b)
-            if 2 * self._width * self._d.bit_length() <= 8 * MAX_TABLE_BYTES
-            else _LazyTable(self, a, b)
-        )
+        self._table: Sequence[int] = self._search_table(a, b) if kept else _LazyTable(self, a, b)
 
     def _truncated_cdf(self, a: gmpy2.mpz, b: gmpy2.mpz, j: int) -> gmpy2.mpz:
         """``F'(c + j)`` inside the untruncated range ``-t <= j < t``."""

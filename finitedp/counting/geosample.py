@@ -45,6 +45,11 @@ __all__ = ["GEO_TABLE_BYTES", "GeoSample"]
 GEO_TABLE_BYTES = 64 << 20
 
 
+def _tables_fit(n: int, bits: int) -> bool:
+    """Whether the ``2n + 1`` CDF values of ``bits`` bits fit in :data:`GEO_TABLE_BYTES`."""
+    return 2 * (n + 1) * (bits // 8 + 40) <= GEO_TABLE_BYTES
+
+
 class GeoSample(CountingSampler):
     """BV's GeoSample: an exact sampler of the clamped geometric mechanism.
 
@@ -101,7 +106,7 @@ class GeoSample(CountingSampler):
         # A search computes F at each comparison: a power of b, about half a pass.
         searches = (ceil_log2_int(n + 1) + 1) // 2
         setup = 2  # d
-        if 2 * (n + 1) * (bits // 8 + 40) <= GEO_TABLE_BYTES and samples > n // 8:
+        if _tables_fit(n, bits) and samples > n // 8:
             # After n/8 searches the tables (2n products) leave only the draws.
             setup, samples, empty = setup + 2 * (n + 1), n // 8, empty + samples - n // 8
         cause = f"n = {n}, epsilon = {short_fraction(eps)}"
@@ -151,7 +156,7 @@ class GeoSample(CountingSampler):
         about ``n/8`` of them), so a sampler used a few times never pays for it.
         """
         n, a, b = self._n, self._a, self._b
-        if 2 * (n + 1) * (self._d.bit_length() // 8 + 40) > GEO_TABLE_BYTES:
+        if not _tables_fit(n, self._d.bit_length()):
             self._tables = ()
             return self._tables
         pow_a, pow_b = [gmpy2.mpz(1)], [gmpy2.mpz(1)]

@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Protocol
 
+import gmpy2
+
 from ..counting.base import CountingSampler
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source, draw
@@ -246,15 +248,9 @@ def require_pure_sparse_time(n: int) -> None:
 
 
 def round_up_cube_root(n: int) -> int:
-    """``ceil(n^(1/3))`` for ``n >= 0``, by bisection in integers."""
-    low, high = 0, 1 << ((n.bit_length() + 2) // 3)  # high^3 >= n
-    while low < high:
-        mid = (low + high) // 2
-        if mid**3 >= n:
-            high = mid
-        else:
-            low = mid + 1
-    return low
+    """``ceil(n^(1/3))`` for ``n >= 0`` (GMP's exact integer root)."""
+    root, exact = gmpy2.iroot(n, 3)
+    return int(root) + (not exact)
 
 
 def check_sparse_universe(universe_size: object, n: int, algorithm: str) -> int:
