@@ -58,6 +58,7 @@ __all__ = [
     "SeededSource",
     "SystemRandomSource",
     "default_source",
+    "discard",
     "draw",
     "draw_compared",
     "draws",
@@ -268,6 +269,21 @@ def draws(rng: RandomSource, d: int, count: int) -> list[int]:
     if len(out) != count or (out and not (min(out) >= 1 and max(out) <= d)):
         raise OracleError(f"{type(rng).__name__}.uniform_many broke the uniform(d) contract")
     return out
+
+
+def discard(rng: RandomSource, d: int, count: int) -> None:
+    """``count`` oracle calls ``uniform(d)`` whose values are discarded (padding).
+
+    A source with a ``discard_many(d, count)`` method (the system sources) consumes
+    what ``uniform_many(d, count)`` would without making the values; any other source
+    is called ``count`` times, one draw at a time, so a tape records every call.
+    """
+    bulk = getattr(rng, "discard_many", None)
+    if bulk is not None:
+        bulk(d, count)
+        return
+    for _ in range(count):
+        draw(rng, d)
 
 
 def draws_shifted(rng: RandomSource, d: int, count: int, shift: int) -> list[int] | PrefixBatch:

@@ -180,6 +180,29 @@ class SystemRandomSource:
                 out.append(r + 1)
         return out
 
+    def discard_many(self, d: int, count: int) -> None:
+        """Make ``count`` calls ``uniform(d)`` whose values nobody reads (padding).
+
+        It reads exactly the bytes ``uniform_many(d, count)`` reads and rejects the
+        same rounds, so the randomness consumed is the same; only the values are not
+        made.  A word of ``W`` bytes is accepted iff it is below ``limit = 256^W - r``
+        with ``r = 256^W mod d < d < 256^(W - 8)``: the top 8 bytes of ``limit`` are
+        all ``0xff``, so a word whose top 8 bytes are not all ``0xff`` is accepted,
+        and only the others (probability ``2^-64`` each) are compared in full.
+        """
+        import numpy
+
+        _, width, limit = self._plan(d)
+        accepted = 0
+        while accepted < count:
+            block = self._read_words(width, count - accepted)
+            words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
+            rows = len(words)
+            for i in numpy.flatnonzero((words[:, :8] == 255).all(axis=1)).tolist():
+                if int.from_bytes(block[i * width : (i + 1) * width], "big") >= limit:
+                    rows -= 1
+            accepted += rows
+
     def __repr__(self) -> str:
         return "SystemRandomSource()"
 

@@ -1020,3 +1020,51 @@ def test_uniform_value_is_the_inverse_cdf_search(low: int, width: int) -> None:
             else:
                 lo = mid + 1
         assert got == low + lo
+
+
+@pytest.mark.parametrize("d", [6, 2**64 - 59, (1 << 866) + 12345, 3**500])
+@pytest.mark.parametrize("chunk", [1, 40, 1 << 22])
+def test_discard_many_consumes_what_uniform_many_consumes(
+    d: int, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``discard_many`` reads the bytes ``uniform_many`` reads and rejects the same
+    rounds: words with their top 8 bytes all 0xff on both sides of ``limit`` (the only
+    ones compared in full), then random words; the next draw after either is the same."""
+    import random as stdlib_random
+
+    class Fixed(SystemRandomSource):
+        def __init__(self, data: bytes) -> None:
+            super().__init__()
+            self.data, self.at = data, 0
+
+        def _bytes(self, count: int) -> bytes:
+            self.at += count
+            return self.data[self.at - count : self.at]
+
+    monkeypatch.setattr(systemsource, "_CHUNK_BYTES", chunk)
+    width = ((d - 1).bit_length() + 64 + 7) // 8
+    limit = (1 << (8 * width)) - (1 << (8 * width)) % d
+    edges = [
+        limit - 1,
+        limit,
+        limit + 1,
+        (1 << (8 * width)) - 1,
+        (1 << (8 * width)) - (1 << (8 * width - 64)),
+    ]
+    special = b"".join(x.to_bytes(width, "big") for x in edges if x < 1 << (8 * width))
+    data = special * 3 + stdlib_random.Random(d).randbytes(300 * width)
+    for count in (1, 5, 17, 200):
+        kept, dropped = Fixed(data), Fixed(data)
+        values = kept.uniform_many(d, count)
+        dropped.discard_many(d, count)
+        assert len(values) == count and dropped.at == kept.at
+        assert dropped.uniform(d) == kept.uniform(d)
+
+
+def test_discard_calls_a_plain_source_once_per_draw() -> None:
+    from finitedp.oracle import discard
+
+    recorder = RecordingSource(SeededSource(b"pad"))
+    discard(recorder, 7, 5)
+    discard(recorder, 7, 0)
+    assert [d for d, _ in recorder.tape] == [7] * 5

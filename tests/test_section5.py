@@ -174,33 +174,30 @@ def test_bad_inputs() -> None:
         BoundedGeometricHistogram(2, 5, 1)
 
 
-def test_padding_is_drawn_in_batches_by_a_bulk_source(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 25 item 2: the padded, discarded calls go through ``draws`` in batches of
-    ``PAD_BATCH`` when the source reads in bulk; every dataset still makes ``n`` calls
-    of domain ``d``, and a call-by-call source sees the same calls in the same order."""
-    from finitedp.histograms import stability
+def test_padding_is_discarded_in_bulk_by_a_bulk_source() -> None:
+    """Issue 25 item 2: the padded, discarded calls go to ``discard_many`` in one call
+    when the source has it; every dataset still makes ``n`` calls of domain ``d``, and
+    a call-by-call source sees the same calls in the same order."""
     from finitedp.oracle import SeededSource
 
     class Bulk(SeededSource):
         def __init__(self) -> None:
             super().__init__(b"bulk")
             self.single: list[int] = []
-            self.batches: list[tuple[int, int]] = []
+            self.discarded: list[tuple[int, int]] = []
 
         def uniform(self, d: int) -> int:
             self.single.append(d)
             return super().uniform(d)
 
-        def uniform_many(self, d: int, count: int) -> list[int]:
-            self.batches.append((d, count))
-            return [SeededSource.uniform(self, d) for _ in range(count)]
+        def discard_many(self, d: int, count: int) -> None:
+            self.discarded.append((d, count))
 
-    monkeypatch.setattr(stability, "PAD_BATCH", 4)
     sampler = GeoSample(11, 1)
     source = Bulk()
     stability_histogram(sampler, 3, [1, 1, 2] + [2] * 8, 5, source, pad=True)
     assert source.single == [sampler.d] * 2  # the two occupied bins' noise
-    assert source.batches == [(sampler.d, 4), (sampler.d, 4), (sampler.d, 1)]  # 11 - 2 pads
+    assert source.discarded == [(sampler.d, 9)]  # 11 - 2 pads
     recorder = RecordingSource(SeededSource(b"bulk"))
     stability_histogram(sampler, 3, [1, 1, 2] + [2] * 8, 5, recorder, pad=True)
     assert [d for d, _ in recorder.tape] == [sampler.d] * 11

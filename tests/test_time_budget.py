@@ -224,19 +224,19 @@ def test_the_stated_rates_and_limits_are_pinned() -> None:
 def test_a_dense_document_is_estimated_before_the_work(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 27 item 2: bounded-geometric over |X| = 10^7 lists 10^7 bins (700 bytes each
-    at the peak); refused at once, not a MemoryError in json.dumps after minutes."""
+    """Issue 27 item 2: bounded-geometric over |X| = 2 x 10^7 lists 2 x 10^7 bins (400
+    bytes each at the peak); refused at once, not a MemoryError after minutes."""
     data = tmp_path / "i.csv"
     data.write_text("c\n1\n2\n3\n", encoding="utf-8")
     argv = ["release", str(data), "--column", "c", "--epsilon", "1", "--out", "-"]
     argv += ["--mechanism", "bounded-geometric", "--universe"]
-    code, out, err = run([*argv, "int:10000000"], capsys)
+    code, out, err = run([*argv, "int:20000000"], capsys)
     assert code == 2 and out == ""
     assert (
-        "bounded-geometric over |X| = 10,000,000: the release document of 10,000,000 bins "
-        "would need about 6.5 GiB, above the limit of 4.0 GiB" in err
+        "bounded-geometric over |X| = 20,000,000: the release of 20,000,000 bins "
+        "would need about 7.4 GiB, above the limit of 4.0 GiB" in err
     )
-    code, out, err = run([*argv, "int:100"], capsys)  # 70 KB: released
+    code, out, err = run([*argv, "int:100"], capsys)  # 40 KB: released
     assert code == 0 and __import__("json").loads(out)["universe_size"] == 100
 
 

@@ -65,9 +65,11 @@ def name_the_flag(error: FiniteDPError) -> FiniteDPError:
     return type(error)(f"{flag}: {rest}{note}")
 
 
-#: Peak bytes per listed bin of a release document: the release's bins, their JSON
-#: objects and the text (633 MB measured for 10^6 bins of bounded-geometric).
-DOCUMENT_BYTES_PER_BIN = 700
+#: Peak bytes per listed bin of a release and its document: the input's counts and
+#: the release's bins (the document itself is streamed, :mod:`finitedp.io.document`).
+#: Measured with bounded-geometric, the interpreter included: 376 MB at 10^6 bins,
+#: 1,051 MB at 3 x 10^6 (337 bytes a bin); it was 700 while the text was held whole.
+RELEASE_BYTES_PER_BIN = 400
 
 
 def _require_document(entry: MechanismEntry, n: int, size: int) -> None:
@@ -75,8 +77,8 @@ def _require_document(entry: MechanismEntry, n: int, size: int) -> None:
     if READERS[entry.release_type].lists_bins:
         bins = size if entry.dense else min(n, size)
         require_memory(
-            bins * DOCUMENT_BYTES_PER_BIN,
-            f"the release document of {bins:,} bins",
+            bins * RELEASE_BYTES_PER_BIN,
+            f"the release of {bins:,} bins",
             f"{entry.name} over |X| = {size:,}" if entry.dense else f"{entry.name}, n = {n:,}",
         )
 

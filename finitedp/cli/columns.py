@@ -12,7 +12,6 @@ mechanism's own accuracy statement.  Nothing is written on an input error.
 from __future__ import annotations
 
 import argparse
-import json
 from fractions import Fraction
 from typing import Any, cast
 
@@ -20,7 +19,8 @@ from .. import __version__
 from ..entries import BasketMechanism, ColumnEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.baskets import MAX_ITEMS, read_baskets
-from ..io.files import STDOUT, check_out, input_format, write_atomically
+from ..io.document import write_document
+from ..io.files import STDOUT, check_out, input_format
 from ..io.numeric import NumericColumn, parse_columns, read_column_sums, read_column_values
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import opened_input
@@ -192,9 +192,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
             "epsilon": rational(built.epsilon_for(AT_DELTA)),
         }
         progress.phase("writing the release")
-        payload = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-        if not to_stdout:
-            write_atomically(args.out, payload)
+        payload = write_document(document, None if to_stdout else args.out)
     summary = f"n = {n} rows, d = {len(columns)} columns; {entry.name}"
     return finish_release(args, payload, to_stdout, summary)
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from typing import IO
 
 from ..io.files import say, write_stdout
 
 __all__ = ["finish_release"]
 
 
-def finish_release(args: argparse.Namespace, payload: bytes, to_stdout: bool, summary: str) -> int:
+def finish_release(
+    args: argparse.Namespace, payload: IO[bytes] | None, to_stdout: bool, summary: str
+) -> int:
     """Warn about ``--seed``, print ``summary`` (unless ``--quiet``) and write to stdout.
 
-    The document itself was written to ``--out`` (atomically) before: a release on
-    standard output is written only once everything else has succeeded.
+    The document itself was written to ``--out`` (atomically) before, or for standard
+    output to ``payload`` (a temporary file), copied only once everything else has
+    succeeded.
     """
     if args.seed is not None:
         say(
@@ -24,6 +28,7 @@ def finish_release(args: argparse.Namespace, payload: bytes, to_stdout: bool, su
     if not args.quiet:
         where = "on stdout" if to_stdout else f"written to {args.out}"
         say(f"finitedp release: {summary}; release {where}")
-    if to_stdout:
-        write_stdout(payload)
+    if to_stdout and payload is not None:
+        with payload:
+            write_stdout(payload)
     return 0

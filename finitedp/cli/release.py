@@ -11,14 +11,14 @@ JSON.  Nothing is written on an input error.
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from .. import __version__
 from ..entries import MechanismEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.columns import count_rows, keys_in_order, read_counts, read_sums
-from ..io.files import STDOUT, check_out, input_format, write_atomically
+from ..io.document import JsonStream, write_document
+from ..io.files import STDOUT, check_out, input_format
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.releases import bin_entry
 from ..io.tables import opened_input
@@ -248,13 +248,15 @@ def _release(args: argparse.Namespace) -> int:
             "accuracy": accuracy.to_json_dict(),
             "release": release.to_json_dict(),
         }
-        if READERS[entry.release_type].lists_bins:
-            document["bins"] = [bin_entry(universe, x, c) for x, c in release.bins]
+        if READERS[entry.release_type].lists_bins:  # up to n bins: written, never held
+            bins = release.bins
+            document["release"]["bins"] = JsonStream(
+                lambda: ([json_int(x), json_int(c)] for x, c in bins)
+            )
+            document["bins"] = JsonStream(lambda: (bin_entry(universe, x, c) for x, c in bins))
         document["seeded"] = args.seed is not None
         progress.phase("writing the release")
-        payload = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
-        if not to_stdout:
-            write_atomically(args.out, payload)
+        payload = write_document(document, None if to_stdout else args.out)
     summary = (
         f"n = {n} rows; universe {universe.spec} with |X| = {_show_size(size)} values; "
         f"{chosen}, {privacy}" + ("" if privacy.exact_text else " (exact fractions in the JSON)")

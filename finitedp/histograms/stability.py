@@ -13,16 +13,12 @@ from collections.abc import Iterable
 
 from ..counting.base import CountingSampler
 from ..errors import ParameterError
-from ..oracle import RandomSource, default_source, draws
+from ..oracle import RandomSource, default_source, discard
 from .basic import noisy_counts
 from .dataset import dataset_counts
 from .release import PartialHistogram
 
-__all__ = ["PAD_BATCH", "stability_histogram"]
-
-#: The padding's discarded calls are made this many at a time: a system source reads
-#: them in bulk (``uniform_many``), any other one call by call, in the same order.
-PAD_BATCH = 1 << 16
+__all__ = ["stability_histogram"]
 
 
 def stability_histogram(
@@ -58,10 +54,6 @@ def stability_histogram(
     counts = dataset_counts(data, sampler.n, universe_size)
     source = rng or default_source()
     noisy = noisy_counts(sampler, counts, counts, source)
-    if pad:  # the discarded calls, in batches (a source may read them in bulk: draws)
-        remaining = sampler.n - len(counts)
-        while remaining > 0:
-            chunk = min(remaining, PAD_BATCH)
-            draws(source, sampler.d, chunk)
-            remaining -= chunk
+    if pad:  # a system source consumes the padding's bytes without making its values
+        discard(source, sampler.d, sampler.n - len(counts))
     return PartialHistogram.from_pairs(universe_size, [(x, c) for x, c in noisy if c > threshold])

@@ -7,6 +7,7 @@ or one value per line; outputs appear complete or not at all.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import io
@@ -17,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from ..errors import ParameterError
 
@@ -336,8 +338,12 @@ def show(text: str) -> None:
     sys.stdout.flush()
 
 
-def write_stdout(payload: bytes) -> None:
+def write_stdout(payload: bytes | IO[bytes]) -> None:
     """Write UTF-8 bytes to stdout (through its text layer if it has no binary one).
+
+    Args:
+        payload: the bytes, or a binary file read from its current position to its
+            end (copied in blocks).
 
     Raises:
         ParameterError: standard output is closed.
@@ -346,9 +352,15 @@ def write_stdout(payload: bytes) -> None:
     if sys.stdout is None:
         raise ParameterError("standard output is closed; the release would be lost (use --out)")
     sys.stdout.flush()
+    blocks = [payload] if isinstance(payload, bytes) else iter(lambda: payload.read(1 << 20), b"")
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
-        sys.stdout.write(payload.decode("utf-8"))
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for block in blocks:
+            sys.stdout.write(decoder.decode(block))
+        sys.stdout.write(decoder.decode(b"", final=True))
+        sys.stdout.flush()
     else:
-        buffer.write(payload)
+        for block in blocks:
+            buffer.write(block)
         buffer.flush()
