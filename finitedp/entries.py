@@ -18,7 +18,7 @@ its privacy statement is for.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, Protocol
@@ -41,6 +41,7 @@ __all__ = [
     "Mechanism",
     "MechanismEntry",
     "Option",
+    "RankedKeys",
     "ReleaseParameters",
     "ReleaseReader",
     "VectorCase",
@@ -138,6 +139,34 @@ class WeightedSums:
 
     n: int
     sums: Mapping[int, Fraction]
+
+
+@dataclass(frozen=True, eq=False)
+class RankedKeys:
+    """A stream of keys given as ranks into its distinct keys, sorted, in chunks.
+
+    What ``finitedp release`` hands a stream mechanism (``public_n = False``) for
+    a CSV or Parquet file: DuckDB numbers the values in file order, so no Python
+    object is made per row.  Iterating gives the keys themselves, in stream order,
+    so any consumer of an ``Iterable[int]`` takes it; the Misra-Gries sketch reads
+    the ranks directly (:func:`finitedp.sketches.misragries.misra_gries`).
+
+    Attributes:
+        keys: the distinct keys, strictly increasing; rank ``r`` is ``keys[r - 1]``.
+        n: the number of elements.
+        chunks: called once (the file is read as it is called): lists of ranks in
+            ``[1, len(keys)]``, in stream order, ``n`` in all.
+    """
+
+    keys: tuple[int, ...]
+    n: int
+    chunks: Callable[[], Iterator[list[int]]]
+
+    def __iter__(self) -> Iterator[int]:
+        keys = self.keys
+        for chunk in self.chunks():
+            for rank in chunk:
+                yield keys[rank - 1]
 
 
 class Mechanism(Protocol):

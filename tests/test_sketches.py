@@ -7,6 +7,7 @@ standard sketch with the textbook algorithm, and Fact 3.1, Lemma 3.1, Lemma 3.6
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from finitedp.checker.histogram import all_streams, stream_pairs
+from finitedp.entries import RankedKeys
 from finitedp.errors import ParameterError, ParameterTypeError
 from finitedp.oracle import RecordingSource, SeededSource
 from finitedp.sketches import (
@@ -77,6 +79,59 @@ def test_standard_sketch_and_fact_3_1(data: tuple[int, list[int]], k: int) -> No
         f = stream.count(x)
         assert f - F(n, k + 1) <= sketch.estimate(x) <= f  # Fact 3.1
     assert sketch.gamma <= n // (k + 1)  # each decrement removes k + 1 stream elements
+
+
+def _ranked(keys: list[int], stream: list[int], cuts: list[int]) -> RankedKeys:
+    """``stream`` (of keys) as ranks into ``keys``, cut into chunks at ``cuts``."""
+    rank = {key: r for r, key in enumerate(keys, 1)}
+    ranks = [rank[x] for x in stream]
+    bounds = [0, *sorted(c % (len(ranks) + 1) for c in cuts), len(ranks)]
+    return RankedKeys(
+        tuple(keys), len(ranks), lambda: iter([ranks[a:b] for a, b in itertools.pairwise(bounds)])
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 10**20).flatmap(
+        lambda d: st.tuples(
+            st.just(d),
+            st.lists(st.integers(1, d), min_size=1, max_size=6, unique=True).flatmap(
+                lambda keys: st.tuples(
+                    st.just(sorted(keys)), st.lists(st.sampled_from(keys), max_size=80)
+                )
+            ),
+        )
+    ),
+    st.integers(1, 5),
+    st.lists(st.integers(0, 100), max_size=4),
+)
+def test_sketching_the_ranks_is_sketching_the_keys(
+    data: tuple[int, tuple[list[int], list[int]]], k: int, cuts: list[int]
+) -> None:
+    """Law: Alg 12 on a RankedKeys stream (the command line's DuckDB path) is Alg 12 on
+    the keys it stands for, however it is chunked: the same counters, gamma and n."""
+    d, (keys, stream) = data
+    ranked = _ranked(keys, stream, cuts)
+    assert misra_gries(k, d, ranked) == misra_gries(k, d, stream)
+    assert list(ranked) == stream
+
+
+def test_ranked_sketch_refuses_bad_ranks_and_keys() -> None:
+    with pytest.raises(ParameterError, match=r"ranks: got one outside \[1, 2\]"):
+        misra_gries(2, 10, RankedKeys((3, 5), 2, lambda: iter([[1, 3]])))
+    with pytest.raises(ParameterError, match=r"ranks: got one outside"):
+        misra_gries(2, 10, RankedKeys((3, 5), 1, lambda: iter([[0]])))
+    with pytest.raises(ParameterError, match="keys: the stream's keys must be distinct"):
+        misra_gries(2, 10, RankedKeys((5, 3), 0, lambda: iter([])))
+    with pytest.raises(ParameterError, match=r"keys: stream elements are ints in \[1, 10\]"):
+        misra_gries(2, 10, RankedKeys((3, 11), 0, lambda: iter([])))
+    with pytest.raises(ParameterError, match="n: the stream said 3 elements and gave 2"):
+        misra_gries(2, 10, RankedKeys((3,), 3, lambda: iter([[1, 1]])))
+    assert misra_gries(2, 10, RankedKeys((10,), 1, lambda: iter([[1]]))).counters == (
+        (10, 1),
+        (12, 0),
+    )
 
 
 def test_branch_3_skips_a_counter_that_left_zero() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from .. import __version__
 from ..entries import MechanismEntry, Option
 from ..errors import FiniteDPError, ParameterError
-from ..io.columns import count_rows, keys_in_order, read_counts, read_sums
+from ..io.columns import count_rows, keys_in_order, ranked_keys, read_counts, read_sums
 from ..io.document import JsonStream, write_document
 from ..io.files import STDOUT, check_out, input_format
 from ..io.progress import DELAY_SECONDS, Progress
@@ -214,6 +214,9 @@ def _release(args: argparse.Namespace) -> int:
         if values is not None:
             columns = (args.column, args.value_column)
             data = read_sums(source, columns, universe, values, progress)
+            n = data.n
+        elif stream and source.kind != "text":
+            data = ranked_keys(source, args.column, universe)
             n = data.n
         elif stream:
             n = count_rows(source, args.column)

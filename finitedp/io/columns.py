@@ -4,8 +4,9 @@ What ``finitedp release`` hands a mechanism, read through :mod:`finitedp.io.tabl
 
 * :func:`read_counts`: ``(n, {key: count})`` for the histogram mechanisms (memory
   follows the distinct values; DuckDB counts CSV and Parquet files);
-* :func:`keys_in_order`: the keys one by one in file order, for the stream
-  mechanisms (Misra-Gries reads the rows as a stream), and :func:`count_rows`;
+* :func:`ranked_keys`: the keys in file order, numbered by DuckDB, for the stream
+  mechanisms (Misra-Gries reads the rows as a stream); :func:`keys_in_order` and
+  :func:`count_rows` for a text file;
 * :func:`read_sums`: every row's exact value checked, summed per key (``--value-column``).
 
 A value outside the universe, or a bad amount, is an error that names its line
@@ -17,12 +18,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
-from ..entries import WeightedSums
+import numpy
+
+from ..entries import RankedKeys, WeightedSums
 from ..errors import ParameterError
 from .progress import Progress
 from .tables import (
     BATCH_ROWS,
     InputFile,
+    coded_column,
     count_labels,
     labels_in_order,
     name_the_line,
@@ -32,7 +36,7 @@ from .tables import (
 from .universe import Universe
 from .values import ValueColumn
 
-__all__ = ["count_rows", "keys_in_order", "read_counts", "read_sums"]
+__all__ = ["count_rows", "keys_in_order", "ranked_keys", "read_counts", "read_sums"]
 
 #: Distinct labels remembered while streaming (beyond it each is numbered again).
 _CACHE_LIMIT = 1 << 20
@@ -117,6 +121,38 @@ def keys_in_order(source: InputFile, column: str | None, universe: Universe) -> 
             if len(cache) < _CACHE_LIMIT:
                 cache[label] = key
         yield key
+
+
+def ranked_keys(source: InputFile, column: str | None, universe: Universe) -> RankedKeys:
+    """The column's keys in file order as ranks (CSV, Parquet): DuckDB numbers the rows.
+
+    Each distinct value is numbered into the universe once; the codes DuckDB gives
+    the rows (:func:`finitedp.io.tables.coded_column`) become ranks among the sorted
+    keys by one array lookup a batch, so no Python object is made per row until the
+    consumer reads the ranks.
+
+    Raises:
+        ParameterError: a value outside the universe (its line), before any key is
+            handed out.
+    """
+    coded = coded_column(source, column)
+    try:
+        keys = [universe.encode(label) for label in coded.labels]
+    except ParameterError as error:
+
+        def check(at: str, values: list[str]) -> None:
+            _encode(universe, at, values[0])
+
+        raise name_the_line(source, ((column, "--column"),), check, error) from None
+    distinct = sorted(set(keys))
+    rank_of = {key: rank for rank, key in enumerate(distinct, 1)}
+    ranks = numpy.array([rank_of[key] for key in keys], dtype=numpy.int64)
+
+    def chunks() -> Iterator[list[int]]:
+        for codes in coded.codes():
+            yield ranks[codes].tolist()
+
+    return RankedKeys(tuple(distinct), coded.n, chunks)
 
 
 def read_sums(

