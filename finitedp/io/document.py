@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
+from json.encoder import encode_basestring
 from typing import IO, Any
 
 from .files import atomic_path
@@ -49,28 +50,51 @@ class JsonStream:
         return self._items()
 
 
+def _scalar(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` for a str, int, bool or None, faster."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)
+    if kind is int:
+        return int.__repr__(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float))
+
+
 def _pieces(value: Any, level: int) -> Iterator[str]:
-    if isinstance(value, Mapping):
+    if _is_scalar(value):
+        yield _scalar(value)
+        return
+    inner, close = "\n" + _INDENT * (level + 1), "\n" + _INDENT * level
+    if type(value) is dict or isinstance(value, Mapping):
         if not value:
             yield "{}"
-            return
-        inner = "\n" + _INDENT * (level + 1)
-        opener = "{" + inner
-        for key, item in value.items():
-            yield opener + json.dumps(str(key), ensure_ascii=False) + ": "
-            yield from _pieces(item, level + 1)
-            opener = "," + inner
-        yield "\n" + _INDENT * level + "}"
-    elif isinstance(value, (list, tuple, JsonStream)):
-        inner = "\n" + _INDENT * (level + 1)
-        opener = "[" + inner
-        for item in value:
+        elif all(_is_scalar(item) for item in value.values()):  # one piece (a bin's dict)
+            entries = (f"{encode_basestring(str(k))}: {_scalar(v)}" for k, v in value.items())
+            yield "{" + inner + ("," + inner).join(entries) + close + "}"
+        else:
+            opener = "{" + inner
+            for key, item in value.items():
+                yield opener + encode_basestring(str(key)) + ": "
+                yield from _pieces(item, level + 1)
+                opener = "," + inner
+            yield close + "}"
+        return
+    if isinstance(value, (list, tuple)) and value and all(_is_scalar(item) for item in value):
+        yield "[" + inner + ("," + inner).join(map(_scalar, value)) + close + "]"  # a bin
+        return
+    opener = "[" + inner
+    for item in value:  # a list, a tuple or a JsonStream
+        if _is_scalar(item):
+            yield opener + _scalar(item)
+        else:
             yield opener
             yield from _pieces(item, level + 1)
-            opener = "," + inner
-        yield "[]" if opener.startswith("[") else "\n" + _INDENT * level + "]"
-    else:
-        yield json.dumps(value, ensure_ascii=False)
+        opener = "," + inner
+    yield "[]" if opener.startswith("[") else close + "]"
 
 
 def json_chunks(document: Any) -> Iterator[str]:
