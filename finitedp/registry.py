@@ -108,6 +108,7 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     aggregation_vectors.cases,
     selection_vectors.later_cases,
     mean_vectors.cases,
+    alp_vectors.later_cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

@@ -65,8 +65,12 @@ def test_bad_vectors_are_refused_before_any_draw(x: dict[int, object], message: 
     recorder = RecordingSource(SeededSource(b"bad"))
     with pytest.raises(ParameterError, match=message):
         ALP(100, "1", k=2, psi=10).project(x, recorder)
-    # the hashes come first, but nothing about the data is drawn before it is checked
-    assert len(recorder.tape) == 2 * ALP(100, "1", k=2, psi=10).m
+    # SPEC.md section 4: a refused input makes no oracle call, not even the hashes
+    assert len(recorder.tape) == 0
+    for variant in ("alp", "histogram"):  # a valid input draws the hashes first
+        valid = RecordingSource(SeededSource(b"bad"))
+        ALP(100, "1", k=2, psi=10, variant=variant).project({1: 1}, valid)
+        assert valid.tape[0][0] == 2**64
 
 
 def test_memory_is_estimated_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -438,6 +438,43 @@ def test_a_negative_vector_made_valid_fails_verification(vid: str, change: dict[
     assert reason is not None and "accepted" in reason
 
 
+def test_tagged_floats_are_refused_as_floats_and_their_exact_twins_accepted() -> None:
+    """Issue 25 item 7: ``{"float": "2.0"}`` stands for the float 2.0 (a JSON parser may
+    read a bare ``2.0`` as 2); each tagged vector is refused *as a float*, and the same
+    vector with the exact string is accepted (it then reaches the oracle)."""
+    from finitedp.errors import FloatParameterError
+    from finitedp.vectors import negative
+
+    tagged = [v for v in negative.negative_vectors() if v["id"].endswith("/tagged")]
+    assert len(tagged) == 3 + len(negative.MECHANISMS)
+    for vector in tagged:
+        with pytest.raises(FloatParameterError):
+            negative._attempt(vector)
+
+        def exact(value: Any) -> Any:
+            if isinstance(value, dict):
+                if set(value) == {"float"}:
+                    text = value["float"]
+                    return text[:-2] if text.endswith(".0") else {"0.5": "1/2", "0.25": "1/4"}[text]
+                return {key: exact(item) for key, item in value.items()}
+            return value
+
+        twin = {**vector, "params": exact(vector["params"])}
+        if twin["target"] == "counter":
+            negative._attempt(twin)  # built without complaint
+        else:
+            with pytest.raises(negative._Accepted):
+                negative._attempt(twin)
+
+
+def test_spec_states_the_number_of_negative_vectors() -> None:
+    from finitedp.vectors.negative import negative_vectors
+
+    count = sum(1 for _ in negative_vectors())
+    spec = Path("SPEC.md").read_text(encoding="utf-8")
+    assert f"`vectors/negative.jsonl` holds {count} vectors" in spec
+
+
 def test_negative_vectors_have_a_schema() -> None:
     from finitedp.vectors.negative import negative_vectors, verify_negative
 

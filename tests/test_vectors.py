@@ -745,12 +745,16 @@ def _threshold_alp(p: dict[str, Any], derived: dict[str, Any], rows: list[int], 
     return {"heavy": heavy, "alp": alp, "estimates": estimates}
 
 
-def _threshold2_grid(p: dict[str, Any], derived: dict[str, Any], tape: Tape) -> Any:
-    """SPEC.md 2b, Threshold2_grid."""
+def _threshold2_grid(
+    p: dict[str, Any], derived: dict[str, Any], tape: Tape, *, factor_dropped: bool = False
+) -> Any:
+    """SPEC.md 2b, Threshold2_grid (``factor_dropped``: the replayer issue 25 found)."""
     e, delta, k, q = _q(p["epsilon"]), _q(p["delta"]), int(p["k"]), int(p["q"])
     a, b = e.denominator, e.denominator + e.numerator
     assert (str(a), str(b)) == (derived["a"], derived["b"])
     ratio, factor = Fraction(a, b), ((1 + e / q) ** q - 1) / e
+    if factor_dropped:
+        factor = Fraction(1)
     t = 2
     while ratio ** (t - 1) / (1 + ratio) * factor > delta:
         t += 1
@@ -1035,6 +1039,20 @@ def test_spec_replays_every_committed_tape(parsed: list[dict[str, Any]]) -> None
         assert _replay_by_spec(vector) == vector["output"], vector["id"]
         seen.add(vector["mechanism"])
     assert seen == set(VECTOR_KINDS)
+
+
+def test_a_grid_replayer_without_the_factor_fails(parsed: list[dict[str, Any]]) -> None:
+    """Issue 25 item 7: Threshold2_grid's ``((1 + e/q)^q - 1)/e`` is pinned by a vector
+    (``t = 5`` at ``q = 4``, ``eps = 1``, ``delta = 1/10``; 4 without it)."""
+    grid = [v for v in parsed if v.get("mechanism") == "Threshold2_grid"]
+    failed = 0
+    for vector in grid:
+        tape = Tape(vector)
+        try:
+            _threshold2_grid(vector["params"], vector["derived"], tape, factor_dropped=True)
+        except AssertionError:
+            failed += 1
+    assert len(grid) == 6 and failed == 3
 
 
 def test_spec_call_counts(parsed: list[dict[str, Any]]) -> None:

@@ -41,7 +41,13 @@ from ..resources import require_memory
 from .bounds import ceil_fraction, collision_flip, tail_radius
 from .embedding import BitMatrix, histogram_of
 from .hashing import Hashes, HashSequence, check_buckets
-from .projection import alp_columns, alp_projection, flip_probability, histogram_projection
+from .projection import (
+    alp_columns,
+    alp_projection,
+    check_sparse,
+    flip_probability,
+    histogram_projection,
+)
 from .release import ALPRelease
 
 __all__ = ["ALP", "DEFAULT_ALPHA", "DEFAULT_COLLISION", "l1_neighbours"]
@@ -217,6 +223,7 @@ class ALP:
                 f"x: got a {type(x).__name__}; ALP projects a sparse vector given as a "
                 "mapping {key: value}, e.g. {3: 1, 7: 2}"
             )
+        check_sparse(x, self.universe_size, self.k, self.step)  # refused before any draw
         rng = default_source() if rng is None else rng
         hashes = self.draw_hashes(rng)
         return self.wrap(hashes, self.embed(x, hashes, rng))

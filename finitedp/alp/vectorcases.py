@@ -318,5 +318,12 @@ def cases() -> Iterator[VectorCase]:
     yield "Threshold2_grid", {**grid, "epsilon": "1/2", "q": "3", **one}, 1
 
 
+def later_cases() -> Iterator[VectorCase]:
+    """Appended after every earlier source (issue 25 item 7): Threshold2_grid where the
+    factor ``((1 + e/q)^q - 1)/e`` moves the threshold (``t = 5``; 4 without it)."""
+    grid = {"epsilon": "1", "delta": "1/10", "k": "3", "q": "4"}
+    yield "Threshold2_grid", {**grid, "keys": ["3", "4", "7"], "values": ["9/2", "5", "11/4"]}, 3
+
+
 #: Cheap configurations ``random_vectors`` picks from.
 RANDOM_POOL: tuple[tuple[str, JSON], ...] = (("ALP", _params(2, 10, "1", 2, "12", 8)),)

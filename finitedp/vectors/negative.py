@@ -176,16 +176,65 @@ def _require_valid_control(vector: JSON, params: JSON, dataset: list[str]) -> No
     raise AssertionError(f"the control of {vector['id']} is refused: fix the case")
 
 
+def _tagged_floats() -> Iterator[JSON]:
+    """Floats written as ``{"float": text}``: a JSON parser may read ``2.0`` as 2.
+
+    Appended after the first 57 vectors (their untagged floats stay as they were).
+    """
+    counters: list[tuple[str, str, dict[str, Any]]] = [
+        ("geo", "epsilon", {"noise": "paper", "n": "4", "epsilon": {"float": "0.5"}}),
+        ("geo", "n", {"noise": "paper", "n": {"float": "2.0"}, "epsilon": "1/2"}),
+        ("fast", "gamma", {"noise": "tight", "n": "4", "epsilon": "1", "gamma": {"float": "0.25"}}),
+    ]
+    for sampler, name, params in counters:
+        reason = f"{name} is a float ({params[name]['float']}), tagged"
+        yield _vector(
+            f"counter/{sampler}/float-{name}/tagged",
+            "counter",
+            reason,
+            ["FloatParameter"],
+            sampler=sampler,
+            params=params,
+        )
+    for name, entry in MECHANISMS.items():
+        needed = {o.name: o.example for o in entry.release_options if o.required}
+        params = {"epsilon": {"float": "1.0"}, "beta": "1/10", "counter": "fast", "options": needed}
+        n = 20 if name == "stability" else 3
+        yield _vector(
+            f"mechanism/{name}/epsilon-float/tagged",
+            "mechanism",
+            "eps is a float (1.0), tagged",
+            ["FloatParameter"],
+            mechanism=name,
+            n=str(n),
+            universe_size="8",
+            params=params,
+            dataset=[str(1 + i % 6) for i in range(n)],
+        )
+
+
 def negative_vectors() -> Iterator[JSON]:
-    """Every negative vector, in file order."""
+    """Every negative vector, in file order (new ones are appended)."""
     yield from _counters()
     yield from _replays()
     yield from _mechanisms()
+    yield from _tagged_floats()
+
+
+def _untagged(value: Any) -> Any:
+    """``{"float": text}`` as the float it stands for, anywhere in ``value``."""
+    if isinstance(value, Mapping):
+        if set(value) == {"float"} and isinstance(value["float"], str):
+            return float(value["float"])
+        return {key: _untagged(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_untagged(item) for item in value]
+    return value
 
 
 def _counter(vector: Mapping[str, Any]) -> Any:
     entry = COUNTERS[vector["sampler"]]
-    p = vector["params"]
+    p = _untagged(vector["params"])
     # A JSON number (int or float) is handed over as it is, so that a float
     # reaches the parameter parser and is refused there.
     n = p["n"] if not isinstance(p["n"], str) else parse_uint(p["n"], "n")
@@ -204,7 +253,7 @@ def _attempt(vector: Mapping[str, Any]) -> None:
         source.assert_exhausted()
     elif target == "mechanism":
         entry = MECHANISMS[vector["mechanism"]]
-        p = vector["params"]
+        p = _untagged(vector["params"])
         parameters = ReleaseParameters(p["epsilon"], p["beta"], p["counter"], p["options"])
         n, size = parse_uint(vector["n"], "n"), parse_uint(vector["universe_size"], "|X|")
         built = entry.build(n, size, parameters)
