@@ -5,14 +5,14 @@ may list up to ``n`` bins, and building the whole text (with a dict per bin) too
 about 700 bytes a bin: 6.5 GiB at ``n = 10^7``.  Here the document is a tree of
 dicts, lists and scalars in which an array may be a :class:`JsonStream` (items
 made on demand); :func:`json_chunks` yields exactly the text
-``json.dumps(document, ensure_ascii=False, indent=2)`` would, and
+``json.dumps(document, ensure_ascii=False, indent=2)`` would (and a final newline), and
 :func:`write_document` writes it to ``--out`` (atomically) or to a temporary file
 kept for standard output, which gets nothing until the whole document exists.
 
 >>> doc = {"a": [1, [2, "x"]], "b": JsonStream(lambda: iter([{"v": None}])), "c": []}
 >>> import json
 >>> "".join(json_chunks(doc)) == json.dumps(
-...     {"a": [1, [2, "x"]], "b": [{"v": None}], "c": []}, ensure_ascii=False, indent=2)
+...     {"a": [1, [2, "x"]], "b": [{"v": None}], "c": []}, ensure_ascii=False, indent=2) + chr(10)
 True
 """
 
