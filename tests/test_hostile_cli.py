@@ -260,7 +260,7 @@ TIME_CASES = [
         [*MILLION, "--mechanism", "pure-sparse"],
         None,
         r"n = 1000000: the pure sparse histogram \(strict work pads to n values\) would take "
-        r"about 25 min, above the time budget of 10 min; use fewer rows, or approximate DP",
+        r"about 94 min, above the time budget of 10 min; use fewer rows, or approximate DP",
     ),
     (
         "audit compare against a geometric law of 10^12 + 1 values",
@@ -293,7 +293,7 @@ TIME_CASES = [
         MILLION,
         None,
         r"no pure-DP default fits the limits for n = 1,000,000: compact: .* would need about "
-        r"[\d.]+ GiB.*; pure-sparse: .* would take about 25 min.*What works: with approximate "
+        r"[\d.]+ GiB.*; pure-sparse: .* would take about 94 min.*What works: with approximate "
         r"DP, --mechanism stability --delta 1/1000000",
     ),
 ]

@@ -228,19 +228,29 @@ def ord_sample(
 #: pure-sparse`` at eps = 1: 3.8 s at n = 10^4, 14 s at 3 * 10^4, 69 s at 10^5.
 PURE_SPARSE_US = 15
 
+#: Nanoseconds per byte of the default source's keystream (measured 0.5 while a release
+#: ran, 1.7 with both cores busy): PureSparseHistogram reads ``n`` draws of
+#: ``n log2(3|X|)`` bits each, quadratic in ``n``.
+KEYSTREAM_NS_PER_BYTE = Fraction(1, 2)
 
-def require_pure_sparse_time(n: int) -> None:
+
+def require_pure_sparse_time(n: int, universe_size: int) -> None:
     """Refuse a pure sparse release of ``n`` rows estimated above the time budget.
 
-    Its work grows like ``n^(4/3)`` (the interval pass and DistinctSample, see
-    ``proofs_notes/sparse_histogram.md``): about 25 minutes at ``n = 10^6``.
+    Two terms (``proofs_notes/sparse_histogram.md``): the interval pass and
+    DistinctSample, which grow like ``n^(4/3)`` (``PURE_SPARSE_US``), and the
+    randomness: ``n`` draws in ``[1, s]``, ``s`` of about ``n log2(3|X|)`` bits
+    (ApproxOrdSample's precision), every byte made by the keystream.  About 94
+    minutes at ``n = 10^6`` over ``2^64`` (25 of them the first term).
 
     Raises:
         ResourceLimitError: above ``FINITEDP_MAX_SECONDS`` (10 minutes by default).
     """
     root = round_up_cube_root(n)
+    draw_bytes = (n * (3 * universe_size).bit_length() + 7) // 8
     require_time(
-        Fraction(PURE_SPARSE_US * n * root, 10**6),
+        Fraction(PURE_SPARSE_US * n * root, 10**6)
+        + n * draw_bytes * KEYSTREAM_NS_PER_BYTE / 10**9,
         "the pure sparse histogram (strict work pads to n values)",
         f"n = {short_int(n)}",
         "use fewer rows, or approximate DP (--mechanism stability --delta 1/1000000)",

@@ -403,7 +403,7 @@ class PureSparseHistogram(HistogramMechanism):
         super().__init__(n, universe_size)
         self._noise = check_noise(noise)
         check_sparse_universe(self._universe_size, self._n, "PureSparseHistogram")
-        require_pure_sparse_time(self._n)
+        require_pure_sparse_time(self._n, self._universe_size)
         self._epsilon = inverse_natural(epsilon, "epsilon")
         self._beta = inverse_natural(beta, "beta")
         self._counter = _counter(counter)
