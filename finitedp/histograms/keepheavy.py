@@ -249,8 +249,7 @@ def require_pure_sparse_time(n: int, universe_size: int) -> None:
     root = round_up_cube_root(n)
     draw_bytes = (n * (3 * universe_size).bit_length() + 7) // 8
     require_time(
-        Fraction(PURE_SPARSE_US * n * root, 10**6)
-        + n * draw_bytes * KEYSTREAM_NS_PER_BYTE / 10**9,
+        Fraction(PURE_SPARSE_US * n * root, 10**6) + n * draw_bytes * KEYSTREAM_NS_PER_BYTE / 10**9,
         "the pure sparse histogram (strict work pads to n values)",
         f"n = {short_int(n)}",
         "use fewer rows, or approximate DP (--mechanism stability --delta 1/1000000)",
