@@ -400,8 +400,10 @@ def coded_column(source: InputFile, column: str | None) -> CodedColumn:
             "SELECT count(*), min(rowid) FILTER (WHERE c IS NULL) FROM finitedp_codes"
         ).fetchall()[0]
     except duckdb.Error as error:
+        con.close()
         raise _diagnosis(source, columns, cause=error) from None
     if null is not None:
+        con.close()
         raise _null_row(source, column, int(null) + 1)
     step = BATCH_ROWS * 4
 
