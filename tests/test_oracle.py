@@ -971,23 +971,24 @@ def test_chacha_source_block_counter_starts_at_zero(monkeypatch: pytest.MonkeyPa
     assert source._left == systemsource.RESEED_BYTES - 3 * 100_008
 
 
+class Fixed(SystemRandomSource):
+    """The system source's mapping on given bytes; ``at`` counts the bytes read."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__()
+        self.data, self.at = data, 0
+
+    def _bytes(self, count: int) -> bytes:
+        self.at += count
+        return self.data[self.at - count : self.at]
+
+
 @pytest.mark.parametrize("d", [(1 << 8594) + 12345, (1 << 5000) - 1, 3**4000, (1 << 2049) + 7])
 def test_uniform_many_long_domains_reduce_exactly_as_mod(
     d: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The quotient-estimate reduction of long draws returns exactly x mod d + 1."""
     import random as stdlib_random
-
-    from finitedp import oracle
-
-    class Fixed(oracle.SystemRandomSource):
-        def __init__(self, data: bytes) -> None:
-            super().__init__()
-            self.data, self.at = data, 0
-
-        def _bytes(self, count: int) -> bytes:
-            self.at += count
-            return self.data[self.at - count : self.at]
 
     data = stdlib_random.Random(d).randbytes(600 * ((d.bit_length() + 72) // 8))
     fast = Fixed(data).uniform_many(d, 500)
@@ -1031,15 +1032,6 @@ def test_discard_many_consumes_what_uniform_many_consumes(
     rounds: words with their top 8 bytes all 0xff on both sides of ``limit`` (the only
     ones compared in full), then random words; the next draw after either is the same."""
     import random as stdlib_random
-
-    class Fixed(SystemRandomSource):
-        def __init__(self, data: bytes) -> None:
-            super().__init__()
-            self.data, self.at = data, 0
-
-        def _bytes(self, count: int) -> bytes:
-            self.at += count
-            return self.data[self.at - count : self.at]
 
     monkeypatch.setattr(systemsource, "_CHUNK_BYTES", chunk)
     width = ((d - 1).bit_length() + 64 + 7) // 8
