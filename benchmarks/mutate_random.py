@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import random
 import subprocess
 import sys
@@ -142,9 +143,16 @@ def apply(text: str, site: Site) -> str:
 
 def run_tests(module: str, tests: list[str], timeout: int) -> str:
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", module, *tests]
+    # Tests that run ``python -m finitedp`` in a subprocess (the CLI suites) must import
+    # this tree, the mutant, and not the installed package: in a clone of the
+    # repository they would otherwise test the checkout the venv points at.
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     try:
         result = subprocess.run(
-            command, cwd=ROOT, capture_output=True, timeout=timeout, check=False
+            command, cwd=ROOT, capture_output=True, timeout=timeout, check=False, env=env
         )
     except subprocess.TimeoutExpired:
         return "timeout"
