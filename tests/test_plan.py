@@ -99,6 +99,19 @@ def test_every_row_is_summed_with_norm_at_most_k(
             )
 
 
+def test_square_roots_and_budgets_are_pinned() -> None:
+    """Survivors of a mutation run on mean/scaling.py: the default 64 bits of
+    ``sqrt_floor`` (public variances' spreads), its zero for ``x <= 0``, and
+    ``budget_epsilon``'s ``64 + bitlength(q)`` bits below ``sqrt(x)``."""
+    assert sqrt_floor(Fraction(2)) == Fraction(isqrt(2 << 128), 1 << 64)
+    assert sqrt_floor(Fraction(0)) == sqrt_floor(Fraction(-3)) == 0
+    x = 2 * Fraction(1, 1000)  # rho = 1/1000, the binary search's sqrt(2 rho)
+    bits = 64 + x.denominator.bit_length()
+    root = Fraction(isqrt((x.numerator << 2 * bits) // x.denominator), 1 << bits)
+    assert budget_epsilon(Fraction(1, 1000), False) == root * (1 - Fraction(1, 1 << 20))
+    assert budget_epsilon(Fraction(1, 8), True) == 1 - Fraction(1, 1 << 20)
+
+
 def test_a_far_row_is_clipped_to_the_radius_not_below() -> None:
     """``(2K - c)/(2N)``: the clipped row's norm is ``K - c/2`` up to rounding, not less."""
     w = np.array([[3 * 2**30, 4 * 2**30]], dtype=np.int64)  # norm 5 * 2^30
