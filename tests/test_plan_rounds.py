@@ -128,6 +128,25 @@ def test_rounds_repair_a_centre_lost_in_high_dimension() -> None:
         for r in (one, repaired.release_indices(rows, SeededSource(b"lost")))
     ]
     assert errors[1] * 5 < errors[0]
+    # 16 rounds would clip 376 of the 600 rows at rho_r/16 each: the rule keeps 8
+    many = PLAN(-200, 200, d=d, n=n, rho="1/8", step="1/4", rounds=16)
+    assert many.clipped == 376 and repaired.clipped == 273
+    far = many.release_indices(rows, SeededSource(b"lost"))
+    assert float(np.linalg.norm([float(e) for e in far.estimates] - truth)) > 20 * errors[1]
+
+
+def test_repair_rounds_are_the_most_whose_radius_clips_at_most_an_eighth() -> None:
+    """rounds.repair_rounds: the largest R in [REPAIR_ROUNDS, MAX_ROUNDS] with
+    clipped(R) <= n/8, else REPAIR_ROUNDS (edges: exactly n/8 passes, one more fails)."""
+    from finitedp.mean.rounds import MAX_ROUNDS, REPAIR_CLIPPED, REPAIR_ROUNDS, repair_rounds
+
+    assert (8, 16, Fraction(1, 8)) == (REPAIR_ROUNDS, MAX_ROUNDS, REPAIR_CLIPPED)
+    assert repair_rounds(800, lambda r: 100) == 16
+    assert repair_rounds(800, lambda r: 101) == 8
+    assert repair_rounds(800, lambda r: 10 * r - 20) == 12  # 100 at R = 12, 110 at 13
+    asked: list[int] = []
+    repair_rounds(800, lambda r: asked.append(r) or 1000)
+    assert asked == list(range(16, 8, -1))  # 8 itself is never asked: it is the floor
 
 
 def tiny_rounds() -> PLAN:
@@ -171,11 +190,11 @@ def test_auto_selection_keeps_the_exponential_where_it_places_every_median() -> 
     far = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16")
     assert (far.selection, far.rounds, far.shares[:2]) == (
         "gaussian",
-        8,
+        12,
         (Fraction(1, 16), Fraction(1, 8)),
     )
     forced = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", selection="exponential")
-    assert (forced.selection, forced.rounds) == ("exponential", 8)
+    assert (forced.selection, forced.rounds) == ("exponential", 12)
     with pytest.raises(ParameterError, match="selection: got 'fast'; use 'auto'"):
         PLAN(-1, 1, d=2, n=4, rho=1, selection="fast")  # type: ignore[arg-type]
 
@@ -200,4 +219,4 @@ def test_the_split_rule_asks_for_the_stated_ranges_and_targets(
     calls.clear()
     repaired = PLAN(-20, 20, d=4, n=1001, rho=1, step="1/16", selection="exponential")
     assert calls == [("centre", 16, 64, 500), ("spread", 8, 64, 249)]
-    assert (repaired.shares[0], repaired.rounds) == (Fraction(1, 16), 8)
+    assert (repaired.shares[0], repaired.rounds) == (Fraction(1, 16), 9)  # repair_rounds

@@ -69,7 +69,7 @@ from .release import (
     parse_shares,
     parse_variance,
 )
-from .rounds import MAX_ROUNDS, run_rounds
+from .rounds import MAX_ROUNDS, repair_rounds, run_rounds
 from .scaling import (
     SCALE_BITS,
     clip_levels,
@@ -142,8 +142,9 @@ class PLAN:
         noise_radius, noise_precision: the discrete Gaussian's table (defaults: its own).
         rounds: ``R``, how many times steps 3-4 run (each recentred on the estimate so
             far, :mod:`.rounds`; at most ``MAX_ROUNDS``); by default 1, or
-            ``REPAIR_ROUNDS`` where no centre share up to 1/4 keeps every median inside
-            its data (:func:`.shares.shares_by_need`; with ``shares`` given, 1).
+            8 to 16 (:func:`.rounds.repair_rounds`) where no centre share up to 1/4
+            keeps every median inside its data (:func:`.shares.shares_by_need`; with
+            ``shares`` given, 1).
 
     Raises:
         ParameterError: any parameter out of range, named.
@@ -197,7 +198,7 @@ class PLAN:
         self.span = self.grid.size - 1
         if self.span.bit_length() > SCALE_BITS - 8:
             raise ParameterError(
-                f"step: the grid has {self.span} steps; PLAN takes at most 2^{SCALE_BITS - 9}"
+                f"step: the grid has {self.span} steps; PLAN takes fewer than 2^{SCALE_BITS - 8}"
             )
         root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
         default_units = min(16 * root, (1 << 13) - 1)  # grown with n at step 4
@@ -232,8 +233,8 @@ class PLAN:
             if selection == "auto" and not placed:  # the Gaussian search fails less far out
                 self.selection = "gaussian"
                 self.shares, self.rounds, _ = shares_by_need(self, public, asked)
-        c_share, v_share, r_share, noise_share = (s * self.rho for s in self.shares)
-        r_share, noise_share = r_share / self.rounds, noise_share / self.rounds
+        repairing = shares is None and asked is None and self.rounds > 1
+        c_share, v_share, r_total, noise_total = (s * self.rho for s in self.shares)
         self.accountant = Accountant(NEIGHBOURS)
         # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
         self.centre: Selector | None = None
@@ -269,10 +270,12 @@ class PLAN:
                 f"clip_count: got {self.clip_count}; at most {MAX_CLIP_COUNT} levels (a "
                 f"clip_ratio nearer 1 needs more: use a larger one)"
             )
-        self._radius_share = r_share
         levels = Grid(0, max(1, self.clip_count - 1))
-        probe = self._selector(levels, self.n, Fraction(0), r_share, "exponential")
-        self.clipped = min(self.n, isqrt(self.n - 1) + 1 + probe.rank_error(self.beta / 3))
+        if repairing:  # as many rounds as the radius quantiles can pay for (.rounds)
+            self.rounds = repair_rounds(self.n, lambda r: self._clipped(levels, r_total / r))
+        r_share, noise_share = r_total / self.rounds, noise_total / self.rounds
+        self._radius_share = r_share
+        self.clipped = self._clipped(levels, r_share)
         if clipped is not None:
             self.clipped = check_positive_int(clipped, "clipped")
             if self.clipped >= self.n:
@@ -309,6 +312,12 @@ class PLAN:
     ) -> Selector:
         """The quantile mechanism with zCDP at most ``rho`` (:func:`.shares.selector`)."""
         return selector(kind or self.selection, grid, n, quantile, rho)
+
+    def _clipped(self, levels: Grid, share: Fraction) -> int:
+        """Rows expected beyond the radius: ``ceil(sqrt(n))`` plus the radius quantile's
+        rank error at ``beta/3`` with ``share`` (at most ``n``)."""
+        probe = self._selector(levels, self.n, Fraction(0), share, "exponential")
+        return min(self.n, isqrt(self.n - 1) + 1 + probe.rank_error(self.beta / 3))
 
     def _rank_error(self, step: str, share: Fraction) -> int | None:
         return rank_error(self, step, share)

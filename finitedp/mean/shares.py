@@ -85,7 +85,8 @@ def shares_by_need(
       least ``1 - beta/3`` every coordinate's centre lies within the range of its
       data, so no coordinate's centre is lost (issue 28).  If none does, the
       centre is *repaired* rather than bought: ``REPAIR_ROUNDS`` rounds of steps
-      3-4 (:mod:`.rounds`) unless ``rounds`` says otherwise, and the centre gets
+      3-4 (:mod:`.rounds`; the plan raises them to :func:`.rounds.repair_rounds`
+      once the radius levels are known) unless ``rounds`` says otherwise, and the centre gets
       ``1/16``; a single round asked for has nothing else to lean on and gets the
       least share up to ``1/2`` that places it (``1/2`` if none);
     * spread (``"gaussian"``): the least in ``[1/32, 1/4]`` whose median of the
