@@ -51,7 +51,7 @@ MAX_ROUNDS = 16
 #: Rounds by default when no centre share up to 1/4 keeps every median inside its
 #: data (:func:`.shares.shares_by_need`), at least: :func:`repair_rounds` takes more
 #: where the radius quantiles can pay for them.  Each round shrinks the centre's
-#: error by about ``n sqrt(rho_t)/sqrt(d)``; the first 4 rounds gave an l2 error of
+#: error by about ``n sqrt(rho_t)/sqrt(d)``; four rounds gave an l2 error of
 #: 16, six 5.9, eight 4.9 at the thesis' n = 4000, d = 2048, rho = 1/16 (Gaussian A,
 #: exponential medians, no spreads; IOME 11.2).
 REPAIR_ROUNDS = 8
