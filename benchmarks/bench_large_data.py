@@ -88,13 +88,8 @@ MECHANISMS = (
 
 def _keys_files(directory: Path, rows: int, distinct: int) -> tuple[Path, Path]:
     """String keys ``k1..k<distinct>`` (the issue's file), as Parquet and as CSV."""
-    parquet = directory / f"keys_{rows}_{distinct}.parquet"
-    csv_path = directory / f"keys_{rows}_{distinct}.csv"
-    query = f"SELECT 'k' || ((hash(i) % {distinct}) + 1)::VARCHAR AS key FROM range({rows}) t(i)"
-    if not parquet.exists():
-        duckdb.sql(f"COPY ({query}) TO '{parquet}' (FORMAT parquet)")
-    if not csv_path.exists():
-        duckdb.sql(f"COPY ({query}) TO '{csv_path}' (FORMAT csv, HEADER true)")
+    column = f"'k' || ((hash(i) % {distinct}) + 1)::VARCHAR AS key"
+    csv_path, parquet = _written(directory / f"keys_{rows}_{distinct}", column, rows)
     return parquet, csv_path
 
 
@@ -124,15 +119,19 @@ def _releases(directory: Path, rows: int, distinct: int) -> None:
             )
 
 
-def _generate(directory: Path, rows: int, distinct: int) -> tuple[Path, Path]:
-    csv_path = directory / f"v_{rows}_{distinct}.csv"
-    parquet = directory / f"v_{rows}_{distinct}.parquet"
-    query = f"SELECT (hash(i) % {distinct}) + 1 AS v FROM range({rows}) t(i)"
+def _written(stem: Path, column: str, rows: int) -> tuple[Path, Path]:
+    """``SELECT column FROM range(rows)`` as ``stem.csv`` and ``stem.parquet``, made once."""
+    query = f"SELECT {column} FROM range({rows}) t(i)"
+    csv_path, parquet = stem.with_suffix(".csv"), stem.with_suffix(".parquet")
     if not csv_path.exists():
         duckdb.sql(f"COPY ({query}) TO '{csv_path}' (FORMAT csv, HEADER true)")
     if not parquet.exists():
         duckdb.sql(f"COPY ({query}) TO '{parquet}' (FORMAT parquet)")
     return csv_path, parquet
+
+
+def _generate(directory: Path, rows: int, distinct: int) -> tuple[Path, Path]:
+    return _written(directory / f"v_{rows}_{distinct}", f"(hash(i) % {distinct}) + 1 AS v", rows)
 
 
 def _measure(kind: str, path: Path, distinct: int) -> dict[str, float]:
