@@ -471,6 +471,14 @@ def test_the_stated_limits_are_their_edges() -> None:
     assert [PLAN(0, 1, d=d, n=4, rho=1).units for d in (1, 2, 5)] == [16, 32, 48]
 
 
+def test_clipped_rows_are_ceil_sqrt_n_plus_the_radius_rank_error() -> None:
+    """``clipped = ceil(sqrt(n)) + a`` (``a`` the radius quantile's rank error at
+    ``beta/3``), at and around a perfect square, where ``ceil`` and ``floor + 1`` part."""
+    for n, root in ((99, 10), (100, 10), (101, 11)):
+        plan = PLAN(0, 4, d=2, n=n, rho=1, step=1)
+        assert plan.clipped == root + plan.radius.rank_error(plan.beta / 3) == root + 30
+
+
 def test_sets_are_checked() -> None:
     plan = PLAN(0, 1, d=3, n=2, rho=1, variance="binary", p=1)
     with pytest.raises(ParameterError, match=r"sets\[1\]: every item must lie in \[0, 2\]"):
