@@ -253,9 +253,7 @@ def _release(args: argparse.Namespace) -> int:
         }
         if READERS[entry.release_type].lists_bins:  # up to n bins: written, never held
             bins = release.bins
-            document["release"]["bins"] = JsonStream(
-                lambda: ([json_int(x), json_int(c)] for x, c in bins)
-            )
+            document["release"]["bins"] = JsonStream(release.json_bins)
             document["bins"] = JsonStream(lambda: (bin_entry(universe, x, c) for x, c in bins))
         document["seeded"] = args.seed is not None
         progress.phase("writing the release")

@@ -110,13 +110,18 @@ class PartialHistogram(Mapping[int, int]):
             return NotImplemented
         return (self.universe_size, self.bins) == (other.universe_size, other.bins)
 
+    def json_bins(self) -> Iterator[list[int | str]]:
+        """The ``bins`` of :meth:`to_json_dict`, one ``[x, count]`` at a time (a writer
+        of long releases streams them instead of building the list)."""
+        return ([json_int(x), json_int(c)] for x, c in self.bins)
+
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object: a type tag, the schema version, ``universe_size`` and ``bins``."""
         return {
             "type": "partial_histogram",
             "version": RELEASE_SCHEMA_VERSION,
             "universe_size": json_int(self.universe_size),
-            "bins": [[json_int(x), json_int(c)] for x, c in self.bins],
+            "bins": list(self.json_bins()),
         }
 
     def to_json(self) -> str:
