@@ -18,14 +18,18 @@ true ``p`` (also against the empirical mean):
 
 The peers use floats and numpy's generator; they are measured, never imported by
 the package.  Run: ``.venv/bin/python benchmarks/plan_binary.py --peer DIR
-[--quick] [--runs R]`` (``--quick``: d = 256 and 512, rho = 1/16, 1/4, 1).
+[--quick] [--runs R] [--dims D,...]`` (``--quick``: d = 256 and 512, rho = 1/16,
+1/4, 1).  With ``--peer``, each cell also prints the thesis' own medians (Figure 5.3
+(a), from the authors' committed results) for comparison.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import io
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -48,14 +52,38 @@ def synthetic(gen: np.random.Generator, d: int, ratio: float) -> tuple[np.ndarra
     return (gen.uniform(size=(N, d)) < p).astype(np.int64), p
 
 
+def thesis_medians(root: str) -> dict[tuple[int, float, Fraction], dict[str, float]]:
+    """The medians behind the thesis' Figure 5.3 (a): the peer's committed
+    ``experiments_results/synthetic/dataframe.csv`` (10 runs a cell): ``PLAN(paper),
+    clipped`` and ``instance optimal, clipped``, whose error is ``||estimate -
+    empirical mean||_1 / 2`` (``binary_experiments.py`` calls the empirical mean
+    ``groundtruth``)."""
+    path = os.path.join(root, "experiments_results", "synthetic", "dataframe.csv")
+    names = {"PLAN(paper), clipped": "PLAN", "instance optimal, clipped": "IOME"}
+    runs: dict[tuple[int, float, Fraction], dict[str, list[float]]] = {}
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                if row["label"] in names and int(row["n"]) == N:
+                    key = (int(row["d"]), float(row["ratio"]), Fraction(row["rho"]))
+                    runs.setdefault(key, {}).setdefault(names[row["label"]], []).append(
+                        float(row["error"])
+                    )
+    return {k: {a: float(np.median(v)) for a, v in algos.items()} for k, algos in runs.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--peer", help="a checkout of ChristianLebeda/PLAN-experiments")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--runs", type=int, default=None)
+    parser.add_argument("--dims", help="comma-separated d (default per mode)")
     args = parser.parse_args()
     runs = args.runs or (3 if args.quick else 10)
     dims = (256, 512) if args.quick else (256, 512, 1024, 2048)
+    if args.dims:
+        dims = tuple(int(d) for d in args.dims.split(","))
+    thesis = thesis_medians(args.peer) if args.peer else {}
     rhos = (
         [Fraction(1, 16), Fraction(1, 4), Fraction(1)]
         if args.quick
@@ -121,6 +149,18 @@ def main() -> int:
                     print(
                         f"{'':<19}IOME / finitedp PLAN = {medians['IOME'] / ours:.3g}; "
                         f"authors' PLAN / finitedp PLAN = {medians[AUTHORS] / ours:.3g}"
+                    )
+                    emp = {k: float(np.median([e[1] for e in v])) for k, v in errors.items()}
+                    print(
+                        f"{'':<19}vs the empirical mean: IOME / finitedp PLAN = "
+                        f"{emp['IOME'] / emp['finitedp PLAN']:.3g}"
+                    )
+                reference = thesis.get((d, ratio, rho))
+                if reference is not None and set(reference) == {"PLAN", "IOME"}:
+                    print(
+                        f"{'':<19}thesis (vs the empirical mean, 10 runs): PLAN "
+                        f"{reference['PLAN']:.4g}, IOME {reference['IOME']:.4g}, "
+                        f"IOME / PLAN = {reference['IOME'] / reference['PLAN']:.3g}"
                     )
                 sys.stdout.flush()
     return 0

@@ -21,7 +21,9 @@ B: Zipf skew ``sigma_i^2 = (d/i)^alpha``; C: alpha = 2 over dimensions) and each
 * ``empirical mean`` (non-private).
 
 Printed per cell: the median and 90th percentile of the l2 error against the true
-mean (and against the empirical mean), and the ratios IOME / finitedp PLAN.
+mean (and against the empirical mean), the ratios IOME / finitedp PLAN, and, where the
+thesis has the cell, the medians behind its Figure 5.2 (the authors' committed
+``experiments_results``, 50 runs, published accounting) for comparison.
 
 The peers are read from a checkout given by ``--peer DIR`` (for example
 ``git -C $(fetch ChristianLebeda/PLAN-experiments) archive HEAD | tar -x -C DIR``);
@@ -29,14 +31,18 @@ without it only finitedp's rows and the baselines run.  They use floats and nump
 generator: they are peers to measure against, never part of the package.
 
 Run: ``python benchmarks/plan_experiments.py --quick --peer /tmp/plan-peer`` (a few
-minutes), or without ``--quick`` for the thesis' sizes (hours on 2 cores).
+minutes), or without ``--quick`` for the thesis' sizes (A: n = 4000, d = 64, 512,
+2048; B: n = 10^4, d = 512, alpha = 0 to 2 by 1/2; C: n = 10^4, alpha = 2, d as A;
+hours on 2 cores: ``--runs`` and ``--only`` split it).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import io
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -67,19 +73,58 @@ class Setting:
 
 
 def settings(quick: bool) -> list[Setting]:
-    """A, B, C of Section 5.7.2 (Appendix 5.D); ``--quick`` scales them down."""
+    """A, B, C of Section 5.7.2 at the sizes of the authors' committed results
+    (``experiments_results/gaussian{A,B,C}``); ``--quick`` scales them down."""
     out = []
     a_dims = (64, 512) if quick else (64, 512, 2048)
     for d in a_dims:
         out.append(Setting("A", 4000, d, 0.0, 0.0, 25 * d**0.5))
-    b_d = 256
-    for alpha in (0.0, 1.0, 2.0):
+    b_d, alphas = (256, (0.0, 1.0, 2.0)) if quick else (512, (0.0, 0.5, 1.0, 1.5, 2.0))
+    for alpha in alphas:
         s = Setting("B", 10_000, b_d, alpha, 10.0, 0.0)
         out.append(Setting("B", s.n, b_d, alpha, 10.0, 50 * b_d * s.sigmas().max() ** 0.5))
     for d in a_dims:
         s = Setting("C", 10_000, d, 2.0, 10.0, 0.0)
         out.append(Setting("C", s.n, d, 2.0, 10.0, 50 * d * s.sigmas().max() ** 0.5))
     return out
+
+
+class Thesis:
+    """The medians behind the thesis' Figure 5.2: the peer's committed result CSVs.
+
+    ``experiments_results/gaussian{A,B,C}/dataframe.csv`` (50 runs a cell, the
+    published accounting): the l2 error against the true mean of the published PLAN
+    (``PLAN-E-ULTIMATE++`` in A and B, ``PLAN`` in C), of IOME (``Instance
+    optimal``) and of the empirical mean.
+    """
+
+    def __init__(self, root: str) -> None:
+        names = {"PLAN-E-ULTIMATE++": "PLAN", "PLAN": "PLAN", "Instance optimal": "IOME"}
+        self.cells: dict[tuple[str, int, int, float, Fraction], dict[str, float]] = {}
+        runs: dict[tuple[str, int, int, float, Fraction], dict[str, list[float]]] = {}
+        for name in "ABC":
+            path = os.path.join(root, "experiments_results", f"gaussian{name}", "dataframe.csv")
+            if not os.path.exists(path):
+                continue
+            with open(path, newline="") as f:
+                for row in csv.DictReader(f):
+                    algo = names.get(row["Algorithm"])
+                    if algo is None:
+                        continue
+                    rho = Fraction(row["rho"])
+                    key = (name, int(row["n"]), int(row["d"]), float(row["r"]), rho)
+                    runs.setdefault(key, {}).setdefault(algo, []).append(float(row["error"]))
+        for key, algos in runs.items():
+            self.cells[key] = {a: float(np.median(v)) for a, v in algos.items()}
+
+    def line(self, s: Setting, rho: Fraction) -> str | None:
+        cell = self.cells.get((s.name, s.n, s.d, s.alpha, rho))
+        if cell is None or set(cell) != {"PLAN", "IOME"}:
+            return None
+        return (
+            f"thesis (published accounting, 50 runs): PLAN {cell['PLAN']:.4g}, "
+            f"IOME {cell['IOME']:.4g}, IOME / PLAN = {cell['IOME'] / cell['PLAN']:.3g}"
+        )
 
 
 # -- finitedp -------------------------------------------------------------------------------------
@@ -252,6 +297,7 @@ def main() -> int:
     if args.rhos:
         rhos = [Fraction(r) for r in args.rhos.split(",")]
     peer = Peer(args.peer) if args.peer else None
+    thesis = Thesis(args.peer) if args.peer else None
     gen = np.random.default_rng(2026)
     print(f"runs per cell: {runs}; errors are l2 against the true mean (median / 90th pct)")
     header = (
@@ -308,6 +354,9 @@ def main() -> int:
                     f"{'':<28}IOME / finitedp PLAN = {ratio:.3g}; "
                     f"IOME / corrected = {corrected:.3g}"
                 )
+            reference = None if thesis is None else thesis.line(s, rho)
+            if reference is not None:
+                print(f"{'':<28}{reference}")
         sys.stdout.flush()
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from fractions import Fraction
 from math import isqrt
 
@@ -29,7 +30,8 @@ from finitedp.mean.scaling import (
     norm_bounds,
     sqrt_floor,
 )
-from finitedp.selection.quantile import ExponentialQuantile
+from finitedp.mean.shares import LIGHT_RADIUS_SHARE, RADIUS_SHARE, SPREAD_CAP, lighter_radius
+from finitedp.selection.quantile import ExponentialQuantile, Grid
 
 # -- the tiny instance: every step exact ----------------------------------------------------------
 
@@ -175,14 +177,14 @@ def test_guarantee_uses_the_whole_budget_and_no_more() -> None:
         assert rho is not None and Fraction(1, 2) * (1 - slack) <= rho <= Fraction(1, 2)
         assert plan.guarantee.rho_delta < Fraction(1, 10**20)
         centre, spread, radius, _ = plan.shares
-        assert centre >= Fraction(1, 16) and radius == Fraction(1, 16)
+        assert centre >= Fraction(1, 16) and radius == LIGHT_RADIUS_SHARE == Fraction(1, 64)
         assert Fraction(1, 32) <= spread <= Fraction(1, 4) and sum(plan.shares) == 1
         labels = [s.label for s in plan.accountant.steps]
         assert labels[0].startswith("centre") and labels[-1].startswith("noise")
     listing = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", shares=LISTING_SHARES)
     assert listing.shares == LISTING_SHARES
     public = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", variance=[1] * 8)
-    assert public.shares == (Fraction(1, 16), 0, Fraction(1, 16), Fraction(7, 8))
+    assert public.shares == (Fraction(1, 16), 0, Fraction(1, 64), Fraction(59, 64))
     assert public.centre_bound is not None and public.centre_bound < 499
     assert len(public.accountant.steps) == 3
 
@@ -306,10 +308,17 @@ def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data()
     assert below is None or below >= inside
     # the spreads would need more than 1/4 here: they get 1/8 all the same
     assert (plan._rank_error("spread", Fraction(1, 4)) or 10**9) >= 999  # min(m', n' - 1 - m')
+    # with Gaussian searches they need 31/128 (placed) and get the cap, 1/8
+    searched = PLAN(-566, 566, d=512, n=4000, rho="1/8", step="1/16")
+    assert searched.selection == "gaussian" and searched.shares[1] == SPREAD_CAP
+    assert searched.shares[0] == Fraction(21, 128)
+    needed = Fraction(31, 128)
+    assert (searched._rank_error("spread", needed) or 10**9) < 999
+    assert (searched._rank_error("spread", needed - Fraction(1, 256)) or 10**9) >= 999
     assert plan.variance_kind == "gaussian" and plan.shares[1:] == (
         Fraction(1, 8),
-        Fraction(1, 16),
-        Fraction(79, 128),
+        LIGHT_RADIUS_SHARE,
+        1 - Fraction(25, 128) - Fraction(1, 8) - Fraction(1, 64),
     )
     assert len(plan.accountant.steps) == 4
     # the Gaussian searches' bounds are tighter: the same rule gives 21/128
@@ -319,6 +328,8 @@ def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data()
     costly = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16", selection=exp)
     # REPAIR_ROUNDS = 8 at least; 12 here, the most whose radius quantiles clip <= n/8
     assert (costly.shares[0], costly.rounds, REPAIR_ROUNDS) == (Fraction(1, 16), 12, 8)
+    # the rounds keep 1/16 for their radius quantiles (1/64 would buy only 8 rounds)
+    assert costly.shares[2] == RADIUS_SHARE == Fraction(1, 16)
     assert costly.clipped == 495 <= 4000 // 8
     assert costly.centre_bound is not None and costly.centre_bound >= inside
     bought = PLAN(-566, 566, d=512, n=4000, rho="1/16", step="1/16", rounds=1, selection=exp)
@@ -332,9 +343,31 @@ def test_the_centre_share_is_the_least_that_keeps_every_centre_inside_the_data()
     assert alone.centre_bound is not None and alone.centre_bound >= inside
 
 
+def test_one_round_gives_the_radius_spare_share_to_the_noise_where_it_clips_n_over_8() -> None:
+    """``lighter_radius``: the radius at 1/64 if that quantile clips at most n/8 rows."""
+    split = (Fraction(1, 8), Fraction(1, 8), RADIUS_SHARE, Fraction(11, 16))
+    light = (Fraction(1, 8), Fraction(1, 8), LIGHT_RADIUS_SHARE, Fraction(11, 16) + Fraction(3, 64))
+    asked: list[Fraction] = []
+
+    def clips(rows: int) -> Callable[[Fraction], int]:
+        return lambda share: asked.append(share) or rows
+
+    assert lighter_radius(split, 800, clips(100)) == light and sum(light) == 1
+    assert asked == [LIGHT_RADIUS_SHARE]
+    assert lighter_radius(split, 800, clips(101)) == split  # n/8 = 100
+    assert lighter_radius(light, 800, clips(0)) == light  # already light: kept
+    # the constructor: n = 100 keeps 1/16 (1/64 would clip 71 of 100 rows)
+    small = PLAN(0, 4, d=2, n=100, rho=1, step=1)
+    assert small.shares[2] == RADIUS_SHARE and small.rounds == 1
+    assert small._clipped(Grid(0, small.clip_count - 1), LIGHT_RADIUS_SHARE) > 100 // 8
+    given = PLAN(0, 4, d=2, n=100, rho=1, step=1, shares=LISTING_SHARES)
+    assert given.shares == LISTING_SHARES
+
+
 def test_the_spread_share_is_the_least_that_keeps_every_spread_inside_its_gaps() -> None:
     plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16")
     share = plan.shares[1]
+    assert share < SPREAD_CAP  # placed below the cap: the least share
     inside = min(250, 499 - 250)  # n' = 500 pairs, m' = 250
     error = plan._rank_error("spread", share)
     assert error is not None and error < inside
@@ -374,7 +407,7 @@ def test_pinned_figures_of_the_construction() -> None:
     )
     assert plan._rank_error("spread", share) == independent.rank_error(Fraction(1, 240))
     binary = PLAN(0, 1, d=4, n=100, rho=1, variance="binary", p=1)
-    assert binary.shares[1:3] == (Fraction(1, 8), Fraction(1, 16))
+    assert binary.shares[1:3] == (Fraction(1, 8), Fraction(1, 16))  # 1/64 clips > n/8
 
 
 def test_spreads_are_regularised_by_their_mean() -> None:

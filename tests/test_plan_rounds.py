@@ -32,8 +32,12 @@ def small(rounds: int) -> PLAN:
 
 def test_each_round_has_its_share_and_is_accounted() -> None:
     one, three = small(1), small(3)
-    assert one.shares == three.shares  # the centre is placed here: no repair
-    assert three.noise.sigma2 == 3 * one.noise.sigma2  # a third of the noise share each
+    assert one.shares[:2] == three.shares[:2]  # the centre is placed here: no repair
+    # one round gives the radius' spare share to the noise; rounds keep 1/16 between them
+    assert (one.shares[2], three.shares[2]) == (Fraction(1, 64), Fraction(1, 16))
+    same = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", shares=three.shares)
+    assert same.shares == three.shares and same.rounds == 1
+    assert three.noise.sigma2 == 3 * same.noise.sigma2  # a third of the noise share each
     labels = [g.label for g in three.accountant.steps]
     assert labels[-2:] == [
         "clipping radius (quantile of norms) (x3)",

@@ -29,8 +29,9 @@ its share of ``rho`` and reported to one :class:`~finitedp.accounting.Accountant
 
 The shares of ``rho`` are sized by need (:func:`.shares.shares_by_need`: the
 centre's least share that keeps every median inside its data, the spreads'
-likewise, ``1/16`` to the radius, the rest to the noise) or given
-(``LISTING_SHARES`` is Listing 5.1's).  The estimate
+likewise, ``1/16`` to the radius, or ``1/64`` where one round's quantile then
+clips at most ``n/8`` rows, the rest to the noise) or given (``LISTING_SHARES`` is
+Listing 5.1's).  The estimate
 ``mu~_i + (S_i + eta_i) C step/(K n P_i)`` is exact and rational.  The
 per-coordinate quantiles are the exponential mechanism (bounded range:
 ``eps^2/8``-zCDP), the binary search with BV counts (``eps^2/2``) or with discrete
@@ -40,7 +41,7 @@ sets (:meth:`PLAN.release_sets`, :mod:`.sparse`).
 
 >>> plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16")
 >>> plan.guarantee.rho <= Fraction(1, 2), [str(s) for s in plan.shares]
-(True, ['1/16', '1/32', '1/16', '27/32'])
+(True, ['1/16', '1/32', '1/64', '57/64'])
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ from .scaling import (
     norm_bounds,
     sqrt_floor,
 )
-from .shares import Selector, rank_error, selector, shares_by_need
+from .shares import Selector, lighter_radius, rank_error, selector, shares_by_need
 from .sparse import release_sets
 
 __all__ = ["LISTING_SHARES", "NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
@@ -273,6 +274,11 @@ class PLAN:
         levels = Grid(0, max(1, self.clip_count - 1))
         if repairing:  # as many rounds as the radius quantiles can pay for (.rounds)
             self.rounds = repair_rounds(self.n, lambda r: self._clipped(levels, r_total / r))
+        elif shares is None and self.rounds == 1:  # the radius' spare share to the noise
+            self.shares = lighter_radius(
+                self.shares, self.n, lambda s: self._clipped(levels, s * self.rho)
+            )
+            r_total, noise_total = self.shares[2] * self.rho, self.shares[3] * self.rho
         r_share, noise_share = r_total / self.rounds, noise_total / self.rounds
         self._radius_share = r_share
         self.clipped = self._clipped(levels, r_share)

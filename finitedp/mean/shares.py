@@ -8,21 +8,57 @@ Everything here is a function of public values (``n``, ``d``, the grid, ``rho``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
 from ..selection.gaussianquantile import GaussianBinarySearchQuantile
 from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile, Grid
-from .rounds import REPAIR_ROUNDS
+from .rounds import REPAIR_CLIPPED, REPAIR_ROUNDS
 from .scaling import budget_epsilon
 
 if TYPE_CHECKING:
     from .plan import PLAN
 
-__all__ = ["Selector", "least_share", "rank_error", "selector", "shares_by_need"]
+__all__ = [
+    "LIGHT_RADIUS_SHARE",
+    "RADIUS_SHARE",
+    "SPREAD_CAP",
+    "Selector",
+    "least_share",
+    "lighter_radius",
+    "rank_error",
+    "selector",
+    "shares_by_need",
+]
 
 Selector = ExponentialQuantile | BinarySearchQuantile | GaussianBinarySearchQuantile
+
+#: The most the spreads get.  Placing every spread can cost more (``31/128`` of
+#: ``rho`` at the thesis' Gaussian A, ``n = 4000``, ``d = 512``, ``rho = 1/8``), and
+#: the noise loses what the spreads take: there, l2 error 0.836 with ``31/128`` and
+#: 0.765 with ``1/8`` (8 data sets; ``1/4``: 0.583 and 0.569; IOME 0.74 / 0.57).  On
+#: skewed data the spreads matter more, yet the cap did not hurt: C ``d = 2048``,
+#: ``rho = 1/8`` (``53/256`` -> ``1/8``): error against the empirical mean 17.5 ->
+#: 16.5, 90th percentile 27.0 -> 23.3; C ``d = 512``, ``rho = 1/16``: 3.57 -> 3.64.
+SPREAD_CAP = Fraction(1, 8)
+
+#: The radius quantile's share by default (Listing 5.1 gives it ``3/16``), and with
+#: repair rounds, split between them: there the rounds are what repairs a lost
+#: centre, and a smaller share buys fewer of them (:func:`.rounds.repair_rounds`;
+#: A ``d = 2048``, ``rho = 1/8``: 16 rounds and an l2 error of 3.39 with ``1/16``,
+#: 8 rounds and 3.79 with ``1/64``).
+RADIUS_SHARE = Fraction(1, 16)
+
+#: The radius share of a single round wherever it clips at most ``n/8`` rows
+#: (:func:`lighter_radius`).  The share only moves the quantile's rank error, so how
+#: many rows are clipped (a few percent either way), while every bit of it taken
+#: from the noise costs accuracy.  Gaussian A at the thesis' ``n = 4000, d = 512``:
+#: l2 error 0.852 with ``1/16``, 0.801 with ``1/64``, 0.800 with ``1/128`` at ``rho =
+#: 1/8``; 0.618 / 0.592 at ``rho = 1/4`` (IOME 0.716 / 0.563); better too on A ``d =
+#: 64``, B ``alpha = 2`` and binary data (``benchmarks/plan_experiments.py``).
+LIGHT_RADIUS_SHARE = Fraction(1, 64)
 
 
 def selector(kind: str, grid: Grid, n: int, quantile: Fraction, rho: Fraction) -> Selector:
@@ -90,12 +126,15 @@ def shares_by_need(
       ``1/16``; a single round asked for has nothing else to lean on and gets the
       least share up to ``1/2`` that places it (``1/2`` if none);
     * spread (``"gaussian"``): the least in ``[1/32, 1/4]`` whose median of the
-      ``n' = floor(n/2)`` gaps' levels has rank error below ``min(m', n' - 1 - m')``:
-      every spread within the range of its gaps; if ``1/4`` is not enough, ``1/8``
-      all the same: a few spreads off by a factor cost less than none at all on
-      skewed data (Gaussian C, ``d = 2048``, ``rho = 1/16``: l2 error 38-56 with
-      spreads at ``1/8``, 178 without, IOME 120); ``"binary"``: ``1/8``;
-    * radius ``1/16`` (one quantile per round); noise: the rest.
+      ``n' = floor(n/2)`` gaps' levels has rank error below ``min(m', n' - 1 - m')``
+      (every spread within the range of its gaps), but at most ``SPREAD_CAP =
+      1/8``; if ``1/4`` is not enough, ``1/8`` all the same (and ``placed`` is
+      false): a few spreads off by a factor cost less than none at all on skewed
+      data (Gaussian C, ``d = 2048``, ``rho = 1/16``: l2 error 38-56 with spreads at
+      ``1/8``, 178 without, IOME 120), and less than the noise the rest would take
+      (see ``SPREAD_CAP``); ``"binary"``: ``1/8``;
+    * radius ``1/16`` (one quantile per round; a single round then takes
+      :func:`lighter_radius` where it can); noise: the rest.
 
     Returns ``(shares, rounds, placed)``: ``rounds`` given is kept; ``placed`` says
     whether every centre and spread was placed by the rule (no repair, no fallback).
@@ -122,7 +161,24 @@ def shares_by_need(
     elif not public:
         half = plan.n // 2
         least = least_share(plan, "spread", 8, 64, min(half // 2, half - 1 - half // 2))
-        spread = Fraction(1, 8) if least is None else least
+        spread = SPREAD_CAP if least is None else min(least, SPREAD_CAP)
         placed = placed and least is not None
-    radius = Fraction(1, 16)
+    radius = RADIUS_SHARE
     return (centre, spread, radius, 1 - centre - spread - radius), rounds or 1, placed
+
+
+def lighter_radius(
+    shares: tuple[Fraction, ...], n: int, clipped: Callable[[Fraction], int]
+) -> tuple[Fraction, ...]:
+    """One round's split with the radius at ``LIGHT_RADIUS_SHARE`` and the rest of its
+    share given to the noise, if that radius quantile clips at most ``n/8`` rows.
+
+    ``clipped(share)`` is the rows the radius quantile with ``share`` of ``rho``
+    leaves beyond it (public: ``n``, the levels, ``rho``, ``beta``).  Where the
+    lighter quantile would clip more (small ``n``: at ``n = 100``, ``d = 2``, ``rho =
+    1`` it clips 71 rows against 40), the split is kept.
+    """
+    centre, spread, radius, noise = shares
+    if radius <= LIGHT_RADIUS_SHARE or clipped(LIGHT_RADIUS_SHARE) > REPAIR_CLIPPED * n:
+        return shares
+    return centre, spread, LIGHT_RADIUS_SHARE, noise + radius - LIGHT_RADIUS_SHARE
