@@ -15,8 +15,14 @@ the l1 error against the empirical mean (the thesis' measure for binary data) of
 * ``Gaussian mechanism``: the column means with ``sigma = 2 sqrt(d)/(n sqrt(2 rho))``
   (a 0/1 row has l2 norm at most ``sqrt(d)``; floats: a floor, not a peer).
 
-IOME is not run here: its random rotation is dense (``n x 2^15`` doubles, about
-10 GB here; the thesis reports 512 GB for the full Kosarak).
+IOME is not run here: the authors' ``random_rotation_mean`` on ``2^15`` padded
+columns holds the ``n x 2^15`` rows as doubles (9.6 GB), builds the Hadamard
+rotation as dense ``2^15 x 2^15`` matrices (8 GiB each, the diagonal sign flips
+included, several alive at once) multiplied together three times (about 3.5 *
+10^13 flops each), and then runs ``2^15`` binary searches of 20 steps, each a
+Python-level pass over the ``n`` values (about 2.4 * 10^10 comparisons): more memory
+than this machine's 24 GB and hours of time on 2 cores (the thesis reports 512 GB and
+at least 26 minutes a run on 56 cores for the full Kosarak).
 
 Run: ``.venv/bin/python benchmarks/plan_kosarak.py [--peer DIR] [--runs R]``.
 """

@@ -17,6 +17,7 @@ from finitedp import RecordingSource, ReplaySource, SeededSource
 from finitedp.errors import FloatParameterError, ParameterError
 from finitedp.exactmath import exp_bounds
 from finitedp.mean import PLAN, MeanRelease
+from finitedp.mean import shares as shares_module
 from finitedp.mean.plan import LISTING_SHARES, NEIGHBOURS
 from finitedp.mean.rounds import REPAIR_ROUNDS
 from finitedp.mean.scaling import (
@@ -30,7 +31,13 @@ from finitedp.mean.scaling import (
     norm_bounds,
     sqrt_floor,
 )
-from finitedp.mean.shares import LIGHT_RADIUS_SHARE, RADIUS_SHARE, SPREAD_CAP, lighter_radius
+from finitedp.mean.shares import (
+    LIGHT_RADIUS_SHARE,
+    RADIUS_SHARE,
+    SPREAD_CAP,
+    least_share,
+    lighter_radius,
+)
 from finitedp.selection.quantile import ExponentialQuantile, Grid
 
 # -- the tiny instance: every step exact ----------------------------------------------------------
@@ -603,3 +610,22 @@ def test_gaussian_centre_lands_in_its_window_on_the_exact_law() -> None:
         low, high = _window(column, chooser.rank, a)
         outside = sum((p for y, p in law.items() if not low <= y <= high), Fraction(0))
         assert outside <= plan.beta / 6
+
+
+def test_least_share_tries_k_over_256_from_low_to_high_inclusive(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search's ends and step (a mutation run's survivors in mean/shares.py)."""
+    asked: list[Fraction] = []
+
+    def errors(plan: object, step: str, share: Fraction) -> int | None:
+        asked.append(share)
+        k = share * 256
+        return None if k == 20 else 300 - int(k)  # a share the selector cannot state
+
+    plan = PLAN(-20, 20, d=2, n=100, rho=1, step=1)
+    monkeypatch.setattr(shares_module, "rank_error", errors)
+    assert least_share(plan, "centre", 16, 64, 237) == Fraction(64, 256)  # 236 < 237 at k = 64
+    assert asked == [Fraction(k, 256) for k in range(16, 65)]
+    assert least_share(plan, "centre", 16, 64, 236) is None  # even 1/4 is not enough
+    assert least_share(plan, "centre", 20, 64, 281) == Fraction(21, 256)  # None is skipped
