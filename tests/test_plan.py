@@ -629,3 +629,20 @@ def test_least_share_tries_k_over_256_from_low_to_high_inclusive(
     assert asked == [Fraction(k, 256) for k in range(16, 65)]
     assert least_share(plan, "centre", 16, 64, 236) is None  # even 1/4 is not enough
     assert least_share(plan, "centre", 20, 64, 281) == Fraction(21, 256)  # None is skipped
+
+
+def test_the_centre_and_spreads_are_medians_and_the_grid_of_k_stops_below_2_to_13() -> None:
+    """Pins of a mutation run's survivors in mean/plan.py: the quantiles of steps 1-2
+    are the medians (a centre at the top of the data clips it all), and ``K`` stays
+    below ``2^13`` where ``16 ceil(sqrt(d))`` or ``n/2`` would pass it."""
+    plan = PLAN(-20, 20, d=4, n=1000, rho=1, step="1/16", selection="exponential")
+    assert isinstance(plan.centre, ExponentialQuantile) and plan.centre.quantile == Fraction(1, 2)
+    assert isinstance(plan.spread, ExponentialQuantile) and plan.spread.quantile == Fraction(1, 2)
+    rows = np.zeros((1000, 4), dtype=np.int64) + 320  # the value 0 on the grid of 1/16
+    rows[:100] = 640  # a tenth at the top: the median stays 0
+    release = plan.release_indices(rows, SeededSource(b"median"))
+    assert all(abs(c) <= 1 for c in release.centre)
+    many = PLAN(-20, 20, d=8, n=20_000, rho=1, step="1/16")
+    assert many.units == (1 << 13) - 1 < many.n // 2  # n/2 and the table's bound exceed it
+    wide = PLAN(-1, 1, d=300_000, n=100, rho=1, step=1)
+    assert wide.units == (1 << 13) - 1 < 16 * (isqrt(300_000 - 1) + 1)
