@@ -38,7 +38,8 @@ Selector = ExponentialQuantile | BinarySearchQuantile | GaussianBinarySearchQuan
 #: The most the spreads get.  Placing every spread can cost more (``31/128`` of
 #: ``rho`` at the thesis' Gaussian A, ``n = 4000``, ``d = 512``, ``rho = 1/8``), and
 #: the noise loses what the spreads take: there, l2 error 0.836 with ``31/128`` and
-#: 0.765 with ``1/8`` (8 data sets; ``1/4``: 0.583 and 0.569; IOME 0.74 / 0.57).  On
+#: 0.765 with ``1/8`` (8 data sets; at ``rho = 1/4``: 0.583 and 0.569; IOME 0.74 and
+#: 0.57).  On
 #: skewed data the spreads matter more, yet the cap did not hurt: C ``d = 2048``,
 #: ``rho = 1/8`` (``53/256`` -> ``1/8``): error against the empirical mean 17.5 ->
 #: 16.5, 90th percentile 27.0 -> 23.3; C ``d = 512``, ``rho = 1/16``: 3.57 -> 3.64.
@@ -137,7 +138,9 @@ def shares_by_need(
       :func:`lighter_radius` where it can); noise: the rest.
 
     Returns ``(shares, rounds, placed)``: ``rounds`` given is kept; ``placed`` says
-    whether every centre and spread was placed by the rule (no repair, no fallback).
+    whether the rule could place every centre and spread within its range (no
+    repair, no fallback; the spreads' up to ``1/4`` even where the cap then gives
+    them ``1/8``): ``selection="auto"`` moves to the Gaussian search where not.
     Listing 5.1's fixed split (``shares=LISTING_SHARES``) spends ``3/16`` on the
     spreads and ``3/16`` on the radius whatever ``n`` and ``d``; at ``d = 512``,
     ``n = 4000``, ``rho = 1/16`` its ``rho/16`` loses the centre.  Everything here is
