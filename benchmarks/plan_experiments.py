@@ -93,9 +93,10 @@ class Thesis:
     """The medians behind the thesis' Figure 5.2: the peer's committed result CSVs.
 
     ``experiments_results/gaussian{A,B,C}/dataframe.csv`` (50 runs a cell, the
-    published accounting): the l2 error against the true mean of the published PLAN
-    (``PLAN-E-ULTIMATE++`` in A and B, ``PLAN`` in C), of IOME (``Instance
-    optimal``) and of the empirical mean.
+    published accounting): the l2 error against the true mean (``baseline_comparison.py``
+    with ``compare_empirical_mean = False``) of the published PLAN
+    (``PLAN-E-ULTIMATE++`` in A and B, ``PLAN`` in C) and of IOME (``Instance
+    optimal``).
     """
 
     def __init__(self, root: str) -> None:
