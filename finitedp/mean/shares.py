@@ -179,9 +179,10 @@ def lighter_radius(
     ``clipped(share)`` is the rows the radius quantile with ``share`` of ``rho``
     leaves beyond it (public: ``n``, the levels, ``rho``, ``beta``).  Where the
     lighter quantile would clip more (small ``n``: at ``n = 100``, ``d = 2``, ``rho =
-    1`` it clips 71 rows against 40), the split is kept.
+    1`` it clips 71 rows against 40), the split is kept.  The bound is the one
+    :func:`.rounds.repair_rounds` keeps its rounds' quantiles to.
     """
     centre, spread, radius, noise = shares
-    if radius <= LIGHT_RADIUS_SHARE or clipped(LIGHT_RADIUS_SHARE) > REPAIR_CLIPPED * n:
+    if clipped(LIGHT_RADIUS_SHARE) > REPAIR_CLIPPED * n:
         return shares
     return centre, spread, LIGHT_RADIUS_SHARE, noise + radius - LIGHT_RADIUS_SHARE
