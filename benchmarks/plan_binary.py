@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import io
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -37,7 +35,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from plan_experiments import report_cell  # the same per-cell lines as Section 5.7's A/B/C
+from plan_experiments import committed_medians, report_cell  # as Section 5.7's A/B/C
 
 from finitedp.mean import PLAN
 from finitedp.oracle import SeededSource
@@ -59,18 +57,17 @@ def thesis_medians(root: str) -> dict[tuple[int, float, Fraction], dict[str, flo
     / 2`` against the true ``p`` (``binary_experiments.py``: ``synthetic_data``
     returns ``p`` as ``groundtruth``; its ``gt_p`` is the empirical mean), as this
     script's first column."""
-    path = os.path.join(root, "experiments_results", "synthetic", "dataframe.csv")
-    names = {"PLAN(paper), clipped": "PLAN", "instance optimal, clipped": "IOME"}
-    runs: dict[tuple[int, float, Fraction], dict[str, list[float]]] = {}
-    if os.path.exists(path):
-        with open(path, newline="") as f:
-            for row in csv.DictReader(f):
-                if row["label"] in names and int(row["n"]) == N:
-                    key = (int(row["d"]), float(row["ratio"]), Fraction(row["rho"]))
-                    runs.setdefault(key, {}).setdefault(names[row["label"]], []).append(
-                        float(row["error"])
-                    )
-    return {k: {a: float(np.median(v)) for a, v in algos.items()} for k, algos in runs.items()}
+    return committed_medians(
+        root,
+        "synthetic",
+        "label",
+        {"PLAN(paper), clipped": "PLAN", "instance optimal, clipped": "IOME"},
+        lambda row: (
+            (int(row["d"]), float(row["ratio"]), Fraction(row["rho"]))
+            if int(row["n"]) == N
+            else None
+        ),
+    )
 
 
 def main() -> int:

@@ -89,6 +89,29 @@ def settings(quick: bool) -> list[Setting]:
     return out
 
 
+def committed_medians(
+    root: str,
+    folder: str,
+    label: str,
+    names: dict[str, str],
+    key: Callable[[dict[str, str]], Any],
+) -> dict[Any, dict[str, float]]:
+    """Median errors per cell and algorithm in the authors' committed results
+    (``experiments_results/<folder>/dataframe.csv`` of the peer checkout): the rows
+    whose column ``label`` is in ``names`` (renamed by it), grouped by ``key(row)``
+    (``None``: skipped).  Empty if the file is absent."""
+    path = os.path.join(root, "experiments_results", folder, "dataframe.csv")
+    runs: dict[Any, dict[str, list[float]]] = {}
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                cell = key(row)
+                if row[label] in names and cell is not None:
+                    algos = runs.setdefault(cell, {})
+                    algos.setdefault(names[row[label]], []).append(float(row["error"]))
+    return {c: {a: float(np.median(v)) for a, v in algos.items()} for c, algos in runs.items()}
+
+
 class Thesis:
     """The medians behind the thesis' Figure 5.2: the peer's committed result CSVs.
 
@@ -102,21 +125,20 @@ class Thesis:
     def __init__(self, root: str) -> None:
         names = {"PLAN-E-ULTIMATE++": "PLAN", "PLAN": "PLAN", "Instance optimal": "IOME"}
         self.cells: dict[tuple[str, int, int, float, Fraction], dict[str, float]] = {}
-        runs: dict[tuple[str, int, int, float, Fraction], dict[str, list[float]]] = {}
         for name in "ABC":
-            path = os.path.join(root, "experiments_results", f"gaussian{name}", "dataframe.csv")
-            if not os.path.exists(path):
-                continue
-            with open(path, newline="") as f:
-                for row in csv.DictReader(f):
-                    algo = names.get(row["Algorithm"])
-                    if algo is None:
-                        continue
-                    rho = Fraction(row["rho"])
-                    key = (name, int(row["n"]), int(row["d"]), float(row["r"]), rho)
-                    runs.setdefault(key, {}).setdefault(algo, []).append(float(row["error"]))
-        for key, algos in runs.items():
-            self.cells[key] = {a: float(np.median(v)) for a, v in algos.items()}
+            self.cells |= committed_medians(
+                root,
+                f"gaussian{name}",
+                "Algorithm",
+                names,
+                lambda row, name=name: (
+                    name,
+                    int(row["n"]),
+                    int(row["d"]),
+                    float(row["r"]),
+                    Fraction(row["rho"]),
+                ),
+            )
 
     def line(self, s: Setting, rho: Fraction) -> str | None:
         cell = self.cells.get((s.name, s.n, s.d, s.alpha, rho))

@@ -34,7 +34,6 @@ Run: ``.venv/bin/python benchmarks/plan_kosarak.py [--peer DIR] [--runs R]``.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import resource
 import sys
@@ -43,6 +42,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+from plan_experiments import committed_medians
 
 from finitedp.mean import PLAN
 from finitedp.oracle import SeededSource
@@ -68,16 +68,8 @@ def thesis_medians(root: str) -> dict[Fraction, dict[str, float]]:
     ``experiments_results/kosarak/dataframe.csv`` (the *full* Kosarak, n = 75,462,
     d = 27,983; 20 runs; ``||estimate - empirical mean||_1 / 2``): ``PLAN(paper)-clipped``
     and ``instance optimal``."""
-    path = Path(root) / "experiments_results" / "kosarak" / "dataframe.csv"
     names = {"PLAN(paper)-clipped": "PLAN", "instance optimal": "IOME"}
-    runs: dict[Fraction, dict[str, list[float]]] = {}
-    if path.exists():
-        with path.open(newline="") as f:
-            for row in csv.DictReader(f):
-                if row["label"] in names:
-                    cell = runs.setdefault(Fraction(row["rho"]), {})
-                    cell.setdefault(names[row["label"]], []).append(float(row["error"]))
-    return {rho: {a: float(np.median(v)) for a, v in c.items()} for rho, c in runs.items()}
+    return committed_medians(root, "kosarak", "label", names, lambda row: Fraction(row["rho"]))
 
 
 def main() -> int:
