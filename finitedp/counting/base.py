@@ -178,6 +178,16 @@ class CountingSampler(ABC):
             out.append(bisect_left(table, u) if c == 0 and u <= last else search(c, u))
         return out
 
+    def tail_value(self, floor: int, u: int) -> int:
+        """``M(0, U)`` conditioned on ``M(0, U) > b``, from one draw (Lemma 2.13 on the tail).
+
+        ``floor = F(0, b)`` and ``u`` is uniform in ``[1, d - floor]``: the result is the
+        least ``z`` with ``F(0, z) >= floor + u``, each ``z > b`` with probability
+        ``Pr[M(0, U) = z] / Pr[M(0, U) > b]``.  Neither argument is validated (the
+        caller draws ``u`` from exactly that domain); a symbolic draw is only compared.
+        """
+        return self._search(0, floor + u)
+
     def scaled_cdf_at_zero(self, z: int) -> int:
         """``F_M(z)`` of BV Def 4.3: ``d * Pr[M(0, U) <= z]``, for ``z`` in ``[0, n]``."""
         return self.cdf(0, check_count(z, self._n, "z"))

@@ -1,0 +1,296 @@
+"""BlanketHistogram: a thresholded BasicHistogram in linear time (proofs_notes/blanket_histogram).
+
+Laws checked exactly:
+- the chain's law of ``|B|`` is ``Bin(N, p)`` within ``(1 + 2^-h)^(k + 1)`` on every outcome,
+  and every threshold brackets its ``r_j`` from the stated sides;
+- the whole release's law, enumerated from the real code, is the thresholded
+  BasicHistogram's (computed here key by key from the sampler's pmf) within the chain's
+  factor, and its worst ratio between neighbours (replace one row) is at most ``e^eps``;
+- every path makes the same ``6n + 1`` oracle calls with the same domains.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from math import comb
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from finitedp.checker.histogram import (
+    all_multisets,
+    neighbouring_pairs,
+    oracle_domains,
+    release_distributions,
+    worst_privacy_ratio,
+)
+from finitedp.checker.symbolic import exact_distribution
+from finitedp.counting.base import CountingSampler
+from finitedp.counting.fastsample import FastSample
+from finitedp.counting.geosample import GeoSample
+from finitedp.errors import FloatParameterError, ParameterError
+from finitedp.exactmath import compare_exp
+from finitedp.guarantees import Privacy
+from finitedp.histograms.blanket import BlanketHistogram, blanket_histogram, blanket_threshold
+from finitedp.histograms.blanketchain import (
+    BlanketChain,
+    CertificationError,
+    slack_bits,
+    uniform_keys,
+)
+from finitedp.histograms.dataset import dataset_counts
+from finitedp.histograms.release import PartialHistogram
+from finitedp.oracle import RecordingSource, ReplaySource, SeededSource
+
+# -- The chain --------------------------------------------------------------------------------
+
+
+def binomial_law(universe: int, p: Fraction, last: int) -> dict[int | None, Fraction]:
+    law: dict[int | None, Fraction] = {
+        k: comb(universe, k) * p**k * (1 - p) ** (universe - k) for k in range(last + 1)
+    }
+    law[None] = 1 - sum(law.values())
+    return law
+
+
+@pytest.mark.parametrize(
+    ("universe", "tail", "d", "last", "h"),
+    [(5, 1, 40, 4, 20), (7, 3, 100, 6, 18), (9, 1, 11, 8, 24), (5, 2, 13, 4, 17)],
+)
+def test_the_chain_samples_the_binomial_within_its_factor_on_every_outcome(
+    universe: int, tail: int, d: int, last: int, h: int
+) -> None:
+    chain = BlanketChain(universe, tail, d, last, h)
+    law = exact_distribution(chain.sample)
+    ideal = binomial_law(universe, Fraction(tail, d), last)
+    assert set(law) == set(ideal)
+    factor = 1 + Fraction(1, 2**h)
+    for k, q in law.items():
+        steps = last + 1 if k is None else k + 1
+        assert ideal[k] / factor**steps <= q <= ideal[k] * factor**steps, k
+    # Never above the ideal chance of a blanket at all: Pr[|B| >= 1] <= N p.
+    assert 1 - law[0] <= 1 - ideal[0] <= universe * Fraction(tail, d)
+
+
+def test_each_threshold_brackets_its_conditional_probability_from_the_stated_sides() -> None:
+    universe, tail, d, last, h = 6, 2, 45, 5, 16
+    chain = BlanketChain(universe, tail, d, last, h)
+    p = Fraction(tail, d)
+    pmf = [comb(universe, k) * p**k * (1 - p) ** (universe - k) for k in range(universe + 1)]
+    factor, top = 1 + Fraction(1, 2**h), 2**chain.g
+    for j, a in enumerate(chain.thresholds(0, last + 1)):
+        r = sum(pmf[j + 1 :]) / sum(pmf[j:])
+        q = Fraction(a, top)
+        assert r / factor <= q <= r  # continue: never more likely than the ideal
+        assert 1 - r <= 1 - q <= (1 - r) * factor  # stop: never less likely
+    assert chain.steps == last + 1 and chain.domain == top
+
+
+def test_a_bracket_too_wide_is_refused_not_used() -> None:
+    chain = BlanketChain(5, 1, 40, 4, 20)
+    chain.w = chain.g + 1  # one guard bit: the brackets cannot be certified at h
+    with pytest.raises(CertificationError, match="not certified"):
+        chain.thresholds(0, 5)
+
+
+def test_the_chain_refuses_an_expected_blanket_of_one_or_more() -> None:
+    with pytest.raises(ParameterError, match="N A < d - A"):
+        BlanketChain(5, 1, 6, 4, 20)  # N p = 5/6 > 1 - p
+    with pytest.raises(ParameterError, match="0 < A"):
+        BlanketChain(5, 0, 6, 4, 20)
+
+
+def test_slack_bits_is_the_first_rung_that_fits_and_refuses_a_ratio_without_slack() -> None:
+    ratio, eps = Fraction(5, 4), Fraction(1, 2)  # (5/4)^2 < e^(1/2)
+    h = slack_bits(ratio, eps, 9)
+    m = 18
+    assert compare_exp(ratio**2 * Fraction(2**h, 2**h - m), eps) <= 0
+    assert h == m.bit_length() + 16  # plenty of slack: the first rung
+    with pytest.raises(ParameterError, match="unused"):
+        slack_bits(Fraction(5, 4), 2 * Fraction(223143551314209755, 10**18), 9)  # ln(5/4)
+
+
+def test_uniform_keys_is_a_uniform_ordering_of_distinct_keys_with_fixed_calls() -> None:
+    law = exact_distribution(lambda rng: tuple(uniform_keys(rng, 4, 2, 3)))
+    assert len(law) == 12 and set(law.values()) == {Fraction(1, 12)}
+    assert all(len(set(keys)) == 2 for keys in law)
+    assert oracle_domains(lambda data, rng: uniform_keys(rng, 4, 1, 3), ()) == {(4, 3, 2)}
+
+
+# -- The whole release against the thresholded BasicHistogram -----------------------------------
+
+
+def ideal_law(
+    sampler: CountingSampler, threshold: int, data: tuple[int, ...], universe: int
+) -> dict[PartialHistogram, Fraction]:
+    """Every bin gets M(c_x); keep those above b; more than n bins -> the empty release."""
+    counts = dataset_counts(data, sampler.n, universe)
+    laws = [sampler.pmf(counts.get(x, 0)) for x in range(1, universe + 1)]
+    out: dict[PartialHistogram, Fraction] = {}
+    for values in product(*(law.items() for law in laws)):
+        pairs = [(x, v) for x, (v, _) in enumerate(values, 1) if v > threshold]
+        if len(pairs) > sampler.n:
+            pairs = []
+        release = PartialHistogram.from_pairs(universe, pairs)
+        weight = Fraction(1)
+        for _, w in values:
+            weight *= w
+        out[release] = out.get(release, Fraction(0)) + weight
+    return out
+
+
+def tiny(sampler: CountingSampler, threshold: int, universe: int, h: int) -> BlanketChain:
+    tail = sampler.d - sampler.cdf(0, threshold)
+    return BlanketChain(universe, tail, sampler.d, 2 * sampler.n, h)
+
+
+@pytest.mark.parametrize(
+    ("sampler", "threshold", "universe"),
+    [
+        (GeoSample(1, 4, noise="tight"), 0, 3),
+        (FastSample(1, 4, "1/20", noise="tight"), 0, 3),
+        (GeoSample(2, 4, noise="tight"), 1, 5),
+    ],
+)
+def test_the_release_is_the_thresholded_basic_histogram_within_the_chain_factor(
+    sampler: CountingSampler, threshold: int, universe: int
+) -> None:
+    h = slack_bits(sampler.privacy_ratio, sampler.epsilon, 2 * sampler.n + 1)  # type: ignore[attr-defined]
+    chain = tiny(sampler, threshold, universe, h)
+
+    def mechanism(data: tuple[int, ...], rng: object) -> PartialHistogram:
+        counts = dataset_counts(data, sampler.n, universe)
+        return blanket_histogram(sampler, threshold, chain, counts, universe, rng)  # type: ignore[arg-type]
+
+    datasets = all_multisets(sampler.n, universe)
+    laws = release_distributions(mechanism, datasets)
+    factor = (1 + Fraction(1, 2**h)) ** chain.steps
+    for data, law in laws.items():
+        ideal = ideal_law(sampler, threshold, data, universe)
+        assert set(law) == set(ideal), data
+        for release, q in law.items():
+            assert ideal[release] / factor <= q <= ideal[release] * factor
+        assert sum(law.values()) == 1
+    ratio, _ = worst_privacy_ratio(laws, neighbouring_pairs(datasets))
+    assert isinstance(ratio, Fraction)
+    ideal_laws = {data: ideal_law(sampler, threshold, data, universe) for data in datasets}
+    ideal_ratio, _ = worst_privacy_ratio(ideal_laws, neighbouring_pairs(datasets))
+    assert ideal_ratio <= sampler.privacy_ratio**2  # type: ignore[attr-defined,operator]
+    assert ratio <= ideal_ratio * factor**2  # type: ignore[operator]
+    assert compare_exp(ratio, sampler.epsilon) <= 0
+    assert ratio != ideal_ratio  # the chain is not exact, and the check sees it
+
+
+def test_every_path_makes_6n_plus_1_calls_with_public_domains() -> None:
+    sampler = GeoSample(2, 4, noise="tight")
+    chain = tiny(sampler, 1, 5, 20)
+    floor = sampler.cdf(0, 1)
+    expected = (sampler.d,) * 2 + (chain.domain,) * 5 + (5, 4, 3, 2) + (sampler.d - floor,) * 2
+    for data in all_multisets(2, 5):
+        counts = dataset_counts(data, 2, 5)
+        traces = oracle_domains(
+            lambda d, rng, c=counts: blanket_histogram(sampler, 1, chain, c, 5, rng), data
+        )
+        assert traces == {expected}, data
+        assert len(expected) == 6 * 2 + 1
+
+
+# -- The user-level class ---------------------------------------------------------------------
+
+
+def test_user_level_parameters_threshold_and_privacy() -> None:
+    mech = BlanketHistogram(400, 2**64, 1, "1/1000")
+    sampler, b = mech.sampler, mech.threshold
+    assert isinstance(sampler, FastSample) and sampler.gamma == Fraction(1, 4000 * 2**64)
+    # b is the least threshold whose expected blanket is at most beta/2.
+    tail = lambda z: sampler.d - sampler.cdf(0, z)  # noqa: E731
+    assert 2**64 * tail(b) * 2000 <= sampler.d < 2**64 * tail(b - 1) * 2000
+    assert mech.privacy == Privacy(Fraction(1))
+    assert mech.max_oracle_calls == 6 * 400 + 1
+    m = 2 * mech.chain.steps
+    assert (
+        compare_exp(sampler.privacy_ratio**2 * Fraction(2**mech.chain.h, 2**mech.chain.h - m), 1)
+        <= 0
+    )
+    assert "BlanketHistogram(n=400" in repr(mech)
+
+
+def test_user_level_accuracy_is_the_samplers_at_half_beta_plus_the_threshold() -> None:
+    mech = BlanketHistogram(400, 2**64, 1, "1/1000", counter="geo")
+    acc = mech.accuracy("1/100")
+    a = mech.sampler.accuracy(Fraction(1, 200))  # type: ignore[attr-defined]
+    a_all = mech.sampler.accuracy(Fraction(1, 80000))  # type: ignore[attr-defined]
+    assert (acc.per_query, acc.threshold, acc.simultaneous) == (
+        a,
+        a + mech.threshold,
+        a_all + mech.threshold,
+    )
+    below = mech.accuracy("1/2000")
+    assert (below.per_query, below.threshold, below.simultaneous) == (None, None, None)
+    with pytest.raises(ParameterError, match="beta"):
+        mech.accuracy(0)
+
+
+def test_the_accuracy_statement_holds_on_the_exact_law_of_a_tiny_release() -> None:
+    sampler, universe = GeoSample(2, 4, noise="tight"), 5
+    chain = tiny(sampler, 1, universe, 20)
+    data = (3, 3)
+    law = exact_distribution(
+        lambda rng: blanket_histogram(sampler, 1, chain, {3: 2}, universe, rng)
+    )
+    blanket = 1 - exact_distribution(chain.sample)[0]
+    assert blanket <= universe * Fraction(sampler.d - sampler.cdf(0, 1), sampler.d)
+    wrong = sum(
+        (q for r, q in law.items() if any(r[x] != 0 for x in range(1, universe + 1) if x != 3)),
+        Fraction(0),
+    )
+    assert 0 < wrong <= blanket  # an empty bin appears only through the blanket
+    assert data and sum(law.values()) == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(40, 80),
+    extra=st.integers(1, 2**70),
+    rows=st.lists(st.integers(1, 3), min_size=1, max_size=80),
+    seed=st.binary(min_size=1, max_size=8),
+)
+def test_release_properties_and_replay(n: int, extra: int, rows: list[int], seed: bytes) -> None:
+    universe = 2 * n + extra
+    data = [rows[i % len(rows)] for i in range(n)]
+    mech = BlanketHistogram(n, universe, 4, "1/10", counter="geo")
+    recording = RecordingSource(SeededSource(seed))
+    release = mech.release(data, recording)
+    assert len(recording.tape) == mech.max_oracle_calls
+    assert len(release) <= n
+    assert all(mech.threshold < release[x] <= n for x in release)
+    assert mech.release(data, ReplaySource(recording.tape)) == release
+
+
+def test_errors_name_the_parameter_before_any_draw() -> None:
+    with pytest.raises(ParameterError, match="2n \\+ 1"):
+        BlanketHistogram(10, 20, 1, "1/10")
+    with pytest.raises(FloatParameterError):
+        BlanketHistogram(10, 100, 0.5, "1/10")
+    with pytest.raises(ParameterError, match='"paper" with counter "fast"'):
+        BlanketHistogram(10, 100, 1, "1/10", noise="paper")
+    with pytest.raises(ParameterError, match="counter"):
+        BlanketHistogram(10, 100, 1, "1/10", counter="slow")
+    with pytest.raises(ParameterError, match="beta"):
+        BlanketHistogram(10, 100, 1, 2)
+    with pytest.raises(ParameterError, match="no threshold b < n"):
+        BlanketHistogram(10, 2**64, "1/10", "1/10")
+    mech = BlanketHistogram(300, 2**64, 1, "1/10")
+    recording = RecordingSource(SeededSource(b"x"))
+    with pytest.raises(ParameterError):
+        mech.release([1] * 299, recording)
+    assert recording.tape == ()
+
+
+def test_blanket_threshold_is_the_least_that_fits() -> None:
+    sampler = GeoSample(50, 1)
+    b = blanket_threshold(sampler, 10**6, Fraction(1, 100))
+    over = lambda z: 10**6 * (sampler.d - sampler.cdf(0, z))  # noqa: E731
+    assert over(b) * 100 <= sampler.d < over(b - 1) * 100
