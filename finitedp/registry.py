@@ -31,6 +31,7 @@ from .counting import gaussianvectors
 from .counting.registry import COUNTERS, CounterEntry
 from .entries import JSON, ColumnEntry, MechanismEntry, ReleaseReader, VectorCase, VectorKind
 from .errors import ParameterError
+from .histograms import blanketvectors
 from .histograms import registry as histograms
 from .histograms import vectorcases as histogram_vectors
 from .mean import registry as mean
@@ -91,6 +92,7 @@ VECTOR_KINDS: dict[str, VectorKind] = {
         *selection_vectors.PRIMITIVES,
         *aggregation_vectors.PRIMITIVES,
         *mean_vectors.PRIMITIVES,
+        *blanketvectors.PRIMITIVES,
     )
 }
 
@@ -109,6 +111,7 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     selection_vectors.later_cases,
     mean_vectors.cases,
     alp_vectors.later_cases,
+    blanketvectors.cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

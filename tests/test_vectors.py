@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import spec_replay_blanket
 import spec_replay_noise
 import spec_replay_plan
 import spec_replay_sums
@@ -1023,6 +1024,10 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = spec_replay_sums.REPLAYERS[name](p, vector["derived"], tape)
     elif name in spec_replay_plan.REPLAYERS:
         out = spec_replay_plan.REPLAYERS[name](p, vector["derived"], tape)
+    elif name in spec_replay_blanket.REPLAYERS:
+        out = spec_replay_blanket.REPLAYERS[name](p, vector["derived"], tape)
+    elif name in spec_replay_blanket.HISTOGRAM_REPLAYERS:
+        out = spec_replay_blanket.HISTOGRAM_REPLAYERS[name](p, vector["derived"], rows, tape)
     else:  # pragma: no cover - a new mechanism needs a spec and a replayer here
         raise AssertionError(f"no spec replayer for {name}")
     tape.done()

@@ -1,7 +1,8 @@
 """The user-level histogram mechanisms of BV Sections 5-6, as every tool sees them.
 
 Paper: BV Alg 5.1 / Thm 5.3 (bounded-geometric), Alg 5.4 / Thm 5.6 (stability),
-Alg 6.9 / Thm 6.11 (pure-sparse).  Neighbours replace one row (BV Def 2.1).
+Alg 6.9 / Thm 6.11 (pure-sparse), Alg 5.1 / Thm 5.2 thresholded with the
+blanket (blanket, proofs_notes/blanket_histogram.md).  Neighbours replace one row (BV Def 2.1).
 """
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ from ..entries import (
     ReleaseParameters,
     ReleaseReader,
 )
-from . import vectorcases
+from . import blanketvectors, vectorcases
 from .audits import (
+    BLANKET_SIZES,
     BOUNDED_GEOMETRIC_SIZES,
     PURE_SPARSE_SIZES,
     STABILITY_SIZES,
+    blanket_plan,
     bounded_geometric_plan,
     pure_sparse_plan,
     stability_plan,
 )
+from .blanket import BlanketHistogram
 from .mechanisms import BoundedGeometricHistogram, StabilityHistogram
 from .release import PartialHistogram
 from .sparse import PureSparseHistogram
@@ -48,6 +52,11 @@ def _stability(n: int, m: int, p: ReleaseParameters) -> Mechanism:
 
 def _pure_sparse(n: int, m: int, p: ReleaseParameters) -> Mechanism:
     return PureSparseHistogram(n, m, p.epsilon, p.beta, counter=p.counter, noise=_noise(p))
+
+
+def _blanket(n: int, m: int, p: ReleaseParameters) -> Mechanism:
+    noise = p.option("noise") or "tight"
+    return BlanketHistogram(n, m, p.epsilon, p.beta, counter=p.counter, noise=noise)
 
 
 _STABILITY_LAYERS = """
@@ -130,6 +139,22 @@ ENTRIES: tuple[MechanismEntry, ...] = (
             help_extra=_SPLIT_MIXTURE,
         ),
         vectors=vectorcases.PURE_SPARSE,
+    ),
+    MechanismEntry(
+        name="blanket",
+        summary="bins above a threshold, empty ones included; (eps, 0)-DP; linear in n",
+        paper="BV Alg 5.1, Thm 5.2, thresholded; the blanket: proofs_notes/blanket_histogram.md",
+        neighbours=REPLACE_ONE_ROW,
+        build=_blanket,
+        release_type="partial_histogram",
+        release_options=(NOISE,),
+        audit=AuditTarget(
+            "BlanketHistogram over every dataset of a tiny universe",
+            BLANKET_SIZES,
+            blanket_plan,
+            options=(NOISE,),
+        ),
+        vectors=blanketvectors.BLANKET,
     ),
 )
 
