@@ -99,8 +99,19 @@ def _replays() -> Iterator[JSON]:
         )
 
 
+#: Mechanisms added after the file's first vectors: their vectors are appended
+#: (:func:`_later_mechanisms`), each with parameters it accepts at ``|X| = 8``.
+_LATER: dict[str, tuple[int, dict[str, Any]]] = {
+    # The blanket's threshold needs N Pr[M(0, U) > b] <= beta/2 with b < n <= 3; its
+    # eps may be any positive rational (tight noise), so no "eps must be 1/m" vector.
+    "blanket": (3, {"epsilon": "8", "beta": "1/2"}),
+}
+
+
 def _mechanisms() -> Iterator[JSON]:
     for name, entry in MECHANISMS.items():
+        if name in _LATER:
+            continue
         needed = {o.name: o.example for o in entry.release_options if o.required}
         base: dict[str, Any] = {
             "epsilon": "1",
@@ -111,38 +122,52 @@ def _mechanisms() -> Iterator[JSON]:
         n = 3
         if name == "stability":  # Thm 5.6's threshold at eps = 1, delta = 1/10 is 18
             n = 20
-        valid = [str(1 + i % 6) for i in range(n)]
-        cases: list[tuple[str, dict[str, Any], list[str], str, list[str]]] = [
-            (
-                "row-outside",
-                {},
-                ["9", *valid[1:]],
-                "row 9 is outside [1, 8]",
-                ["DataOutsideUniverse"],
-            ),
-            ("row-zero", {}, ["0", *valid[1:]], "row 0 is outside [1, 8]", ["DataOutsideUniverse"]),
-            ("epsilon-float", {"epsilon": 1.0}, valid, "eps is a float", ["FloatParameter"]),
-            ("epsilon-2-3", {"epsilon": "2/3"}, valid, "eps must be 1/m", ["NotInverse"]),
-            ("beta-0", {"beta": "0"}, valid, "beta must lie in (0, 1)", ["OutOfRange"]),
-            ("counter-unknown", {"counter": "laplace"}, valid, "no such counter", ["Unknown"]),
-            ("rows-too-many", {}, [*valid, "1"], "the dataset has n + 1 rows", ["WrongSize"]),
-        ]
-        for case, change, dataset, reason, flags in cases:
-            if _accepts(name, n, {**base, **change}, dataset):
-                continue  # a rule this mechanism does not have (ALP: any rational eps, no counter)
-            vector = _vector(
-                f"mechanism/{name}/{case}",
-                "mechanism",
-                reason,
-                flags,
-                mechanism=name,
-                n=str(n),
-                universe_size="8",
-                params={**base, **change},
-                dataset=dataset,
-            )
-            _require_valid_control(vector, {**base}, valid)
-            yield vector
+        yield from _mechanism_cases(name, n, base)
+
+
+def _later_mechanisms() -> Iterator[JSON]:
+    for name, (n, change) in _LATER.items():
+        needed = {o.name: o.example for o in MECHANISMS[name].release_options if o.required}
+        base: dict[str, Any] = {"beta": "1/10", "counter": "fast", "options": needed, **change}
+        yield from _mechanism_cases(name, n, base, skip=("epsilon-2-3",))
+        yield _tagged_float(name, n, {**base, "epsilon": {"float": "8.0"}}, "8.0")
+
+
+def _mechanism_cases(
+    name: str, n: int, base: dict[str, Any], skip: tuple[str, ...] = ()
+) -> Iterator[JSON]:
+    valid = [str(1 + i % 6) for i in range(n)]
+    cases: list[tuple[str, dict[str, Any], list[str], str, list[str]]] = [
+        (
+            "row-outside",
+            {},
+            ["9", *valid[1:]],
+            "row 9 is outside [1, 8]",
+            ["DataOutsideUniverse"],
+        ),
+        ("row-zero", {}, ["0", *valid[1:]], "row 0 is outside [1, 8]", ["DataOutsideUniverse"]),
+        ("epsilon-float", {"epsilon": 1.0}, valid, "eps is a float", ["FloatParameter"]),
+        ("epsilon-2-3", {"epsilon": "2/3"}, valid, "eps must be 1/m", ["NotInverse"]),
+        ("beta-0", {"beta": "0"}, valid, "beta must lie in (0, 1)", ["OutOfRange"]),
+        ("counter-unknown", {"counter": "laplace"}, valid, "no such counter", ["Unknown"]),
+        ("rows-too-many", {}, [*valid, "1"], "the dataset has n + 1 rows", ["WrongSize"]),
+    ]
+    for case, change, dataset, reason, flags in cases:
+        if case in skip or _accepts(name, n, {**base, **change}, dataset):
+            continue  # a rule this mechanism does not have (ALP: any rational eps, no counter)
+        vector = _vector(
+            f"mechanism/{name}/{case}",
+            "mechanism",
+            reason,
+            flags,
+            mechanism=name,
+            n=str(n),
+            universe_size="8",
+            params={**base, **change},
+            dataset=dataset,
+        )
+        _require_valid_control(vector, {**base}, valid)
+        yield vector
 
 
 def _accepts(name: str, n: int, params: JSON, dataset: list[str]) -> bool:
@@ -197,20 +222,25 @@ def _tagged_floats() -> Iterator[JSON]:
             params=params,
         )
     for name, entry in MECHANISMS.items():
+        if name in _LATER:
+            continue
         needed = {o.name: o.example for o in entry.release_options if o.required}
         params = {"epsilon": {"float": "1.0"}, "beta": "1/10", "counter": "fast", "options": needed}
-        n = 20 if name == "stability" else 3
-        yield _vector(
-            f"mechanism/{name}/epsilon-float/tagged",
-            "mechanism",
-            "eps is a float (1.0), tagged",
-            ["FloatParameter"],
-            mechanism=name,
-            n=str(n),
-            universe_size="8",
-            params=params,
-            dataset=[str(1 + i % 6) for i in range(n)],
-        )
+        yield _tagged_float(name, 20 if name == "stability" else 3, params, "1.0")
+
+
+def _tagged_float(name: str, n: int, params: dict[str, Any], text: str) -> JSON:
+    return _vector(
+        f"mechanism/{name}/epsilon-float/tagged",
+        "mechanism",
+        f"eps is a float ({text}), tagged",
+        ["FloatParameter"],
+        mechanism=name,
+        n=str(n),
+        universe_size="8",
+        params=params,
+        dataset=[str(1 + i % 6) for i in range(n)],
+    )
 
 
 def negative_vectors() -> Iterator[JSON]:
@@ -219,6 +249,7 @@ def negative_vectors() -> Iterator[JSON]:
     yield from _replays()
     yield from _mechanisms()
     yield from _tagged_floats()
+    yield from _later_mechanisms()
 
 
 def _untagged(value: Any) -> Any:
