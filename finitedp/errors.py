@@ -10,9 +10,11 @@ say what was received and what is allowed, e.g.
 from __future__ import annotations
 
 __all__ = [
+    "CertificationError",
     "CheckerLimitError",
     "FiniteDPError",
     "FloatParameterError",
+    "NotApplicableError",
     "OracleError",
     "ParameterError",
     "ParameterTypeError",
@@ -34,6 +36,14 @@ class ResourceLimitError(ParameterError):
 
     Raised before the work starts, from public parameters alone; see
     :mod:`finitedp.resources` (``FINITEDP_MAX_MEMORY``).
+    """
+
+
+class NotApplicableError(ParameterError):
+    """Valid parameters that this mechanism cannot serve (e.g. ``n`` below its threshold).
+
+    ``finitedp release`` without ``--mechanism`` moves on to the next default, as it
+    does after a :class:`ResourceLimitError`.
     """
 
 
@@ -59,3 +69,11 @@ class TapeError(OracleError):
 
 class CheckerLimitError(FiniteDPError, ValueError):
     """The exact checker would have to enumerate more values than its limit allows."""
+
+
+class CertificationError(FiniteDPError, ValueError):
+    """A value finitedp certifies in integers before using it failed its check.
+
+    Precisions are chosen so that this cannot happen; it is raised rather than
+    releasing anything the guarantee would not cover (a bug to report).
+    """

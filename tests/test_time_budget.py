@@ -140,9 +140,10 @@ def test_exact_geometric_tails_are_estimated(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_default_candidates_in_order() -> None:
-    assert default_mechanisms(200, 10_000) == ("bounded-geometric", "compact", "pure-sparse")
-    assert default_mechanisms(20_000, 40_000) == ("bounded-geometric", "compact", "pure-sparse")
-    assert default_mechanisms(20_000, 40_001) == ("compact", "pure-sparse")
+    every = ("bounded-geometric", "compact", "blanket", "pure-sparse")
+    assert default_mechanisms(200, 10_000) == every
+    assert default_mechanisms(20_000, 40_000) == every
+    assert default_mechanisms(20_000, 40_001) == every[1:]
 
 
 def test_the_default_moves_on_when_compact_is_refused(
@@ -155,11 +156,18 @@ def test_the_default_moves_on_when_compact_is_refused(
     monkeypatch.setenv("FINITEDP_MAX_MEMORY", "64K")  # compact's field tables do not fit
     code, _, err = run([*argv, "--out", str(tmp_path / "r.json")], capsys)
     assert code == 0, err
-    assert "default mechanism pure-sparse (|X| > max(10,000, 2n): a sparse universe; " in err
+    assert "default mechanism blanket (|X| > max(10,000, 2n): a sparse universe; " in err
     assert "compact: n = 50" in err and "above the limit of 64.0 KiB" in err
-    assert '"mechanism": "pure-sparse"' in (tmp_path / "r.json").read_text(encoding="utf-8")
+    assert '"mechanism": "blanket"' in (tmp_path / "r.json").read_text(encoding="utf-8")
     code, _, err = run([*argv, "--quiet", "--out", str(tmp_path / "q.json")], capsys)
     assert code == 0 and err == ""
+    # 40 rows are below the blanket's threshold (49 here): valid, not applicable; next.
+    data.write_text("c\n" + "".join(f"k{i % 7}\n" for i in range(40)), encoding="utf-8")
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "16K")
+    code, _, err = run([*argv, "--out", str(tmp_path / "s.json")], capsys)
+    assert code == 0, err
+    assert "default mechanism pure-sparse (" in err
+    assert "blanket: n: got 40; no threshold b < n" in err
 
 
 # ---- numbers for people ----------------------------------------------------------------

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..entries import MechanismEntry, Option, ReleaseParameters
-from ..errors import FiniteDPError, ResourceLimitError
+from ..errors import FiniteDPError, NotApplicableError, ResourceLimitError
 from ..io.files import say
 from ..io.progress import Progress
 from ..io.values import ValueColumn
@@ -125,7 +125,7 @@ def build_mechanism(
         try:
             _require_document(candidate, n, size)
             built = candidate.build(n, size, parameters_for(args, candidate, values))
-        except ResourceLimitError as error:
+        except (ResourceLimitError, NotApplicableError) as error:
             if entry is not None:
                 raise name_the_flag(error) from None
             refused.append(f"{name}: {error}")

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import gmpy2
 
-from ..errors import FiniteDPError, ParameterError
+from ..errors import CertificationError, NotApplicableError, ParameterError
 from ..exactmath import compare_exp
 from ..oracle import RandomSource, discard, draw, draws
 
@@ -40,10 +40,6 @@ MAX_SLACK_BITS = 4096
 BLOCK = 1 << 14
 
 
-class CertificationError(FiniteDPError, ArithmeticError):
-    """A chain threshold could not be certified (a bug: the precision is chosen so it can)."""
-
-
 def slack_bits(ratio: Fraction, epsilon: Fraction, steps: int) -> int:
     """The least ``h`` (a ladder) with ``ratio^2 (1 + 2^-h)^(2 steps) <= e^eps``, decided exactly.
 
@@ -56,7 +52,7 @@ def slack_bits(ratio: Fraction, epsilon: Fraction, steps: int) -> int:
         steps: ``L + 1``, the number of chain steps.
 
     Raises:
-        ParameterError: no ``h <= MAX_SLACK_BITS`` fits (the ratio uses all of ``eps``).
+        NotApplicableError: no ``h <= MAX_SLACK_BITS`` fits (the ratio uses all of ``eps``).
     """
     m = 2 * steps
     h = m.bit_length() + 16
@@ -65,7 +61,7 @@ def slack_bits(ratio: Fraction, epsilon: Fraction, steps: int) -> int:
         if compare_exp(ratio * ratio * Fraction(scale, scale - m), epsilon) <= 0:
             return h
         h += 16
-    raise ParameterError(
+    raise NotApplicableError(
         f"epsilon: the noise ratio b/a = {ratio} leaves less than 2^-{MAX_SLACK_BITS} of "
         f"e^(eps/2) = e^({epsilon}/2) unused, too little for the blanket's approximation; "
         f'use counter "geo" or a slightly larger epsilon'
