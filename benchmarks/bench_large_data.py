@@ -80,6 +80,7 @@ MECHANISMS = (
     ("pmg", ["--mechanism", "pmg", "--delta", "1/1000000", "--k", "1000"]),
     ("pmg-pure", ["--mechanism", "pmg-pure", "--k", "1000", "--max-length", "{rows}"]),
     ("pure-sparse", ["--mechanism", "pure-sparse"]),
+    ("blanket", ["--mechanism", "blanket"]),
     ("compact", ["--mechanism", "compact"]),
     ("alp", ["--mechanism", "alp"]),
     ("bounded-geometric", ["--mechanism", "bounded-geometric"]),

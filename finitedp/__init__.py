@@ -18,9 +18,11 @@ from .counting.geometric import GeometricMechanism
 from .counting.geosample import GeoSample
 from .counting.mixing import Mixture, satisfies_condition_1
 from .errors import (
+    CertificationError,
     CheckerLimitError,
     FiniteDPError,
     FloatParameterError,
+    NotApplicableError,
     OracleError,
     ParameterError,
     ParameterTypeError,
@@ -28,6 +30,7 @@ from .errors import (
     TapeError,
 )
 from .guarantees import Accuracy, Privacy
+from .histograms.blanket import BlanketHistogram
 from .histograms.mechanisms import BoundedGeometricHistogram, HistogramMechanism, StabilityHistogram
 from .histograms.release import PartialHistogram
 from .histograms.sparse import PureSparseHistogram
@@ -46,7 +49,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Accuracy",
+    "BlanketHistogram",
     "BoundedGeometricHistogram",
+    "CertificationError",
     "ChaChaSource",
     "CheckerLimitError",
     "CompactHistogram",
@@ -59,6 +64,7 @@ __all__ = [
     "GeometricRatio",
     "HistogramMechanism",
     "Mixture",
+    "NotApplicableError",
     "OracleError",
     "ParameterError",
     "ParameterTypeError",

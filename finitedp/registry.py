@@ -10,7 +10,7 @@ which the reference vectors are generated, and holds the rule for the default
 mechanism.
 
 >>> [entry.name for entry in MECHANISMS.values()]
-['bounded-geometric', 'stability', 'pure-sparse', 'compact', 'alp', 'pmg', 'pmg-pure']
+['bounded-geometric', 'stability', 'pure-sparse', 'blanket', 'compact', 'alp', 'pmg', 'pmg-pure']
 >>> list(COLUMNS)
 ['vector-laplace', 'vector-gaussian', 'quantile-exponential', 'quantile-binary', 'plan-mean']
 >>> sorted(READERS)

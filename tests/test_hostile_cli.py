@@ -136,7 +136,7 @@ CASES = [
         [*C, "--epsilon", "1", "--delta", "1/100"],
         2,
         r"only stability, alp, pmg take it, not the default mechanism "
-        r"\(bounded-geometric, compact, pure-sparse\)",
+        r"\(bounded-geometric, compact, blanket, pure-sparse\)",
     ),
     # item 5: user code in audit compare fails as an input error, with its exception
     *[
@@ -289,14 +289,29 @@ TIME_CASES = [
         r"/dev/urandom: byte [\d,]+ is not UTF-8 text; CSV and text input must be UTF-8",
     ),
     (
-        "the default at n = 10^6 over a large universe",
+        "the default at n = 10^6 over a large universe, with a 20-second budget",
         MILLION,
-        None,
+        "20",
         r"no pure-DP default fits the limits for n = 1,000,000: compact: .* would need about "
-        r"[\d.]+ GiB.*; pure-sparse: .* would take about 94 min.*What works: with approximate "
-        r"DP, --mechanism stability --delta 1/1000000",
+        r"[\d.]+ GiB.*; blanket: .* would take about \d+ s.*; pure-sparse: .* would take about "
+        r"94 min.*What works: with approximate DP, --mechanism stability --delta 1/1000000",
     ),
 ]
+
+
+def test_the_default_releases_a_million_rows_over_a_large_universe(workdir: Path) -> None:
+    """Issue 25 item 1: with the documented budget the default never fails on a valid file
+    (compact would need GiB, pure-sparse an hour and a half; the blanket takes seconds)."""
+    if not (workdir / "million.txt").exists():
+        (workdir / "million.txt").write_bytes(b"A\n" * 10**6)
+    result = finitedp(
+        [*MILLION, "--out", "million.json"], workdir, env={"FINITEDP_MAX_SECONDS": "600"}
+    )
+    assert_clean(result, (0,))
+    assert "default mechanism blanket" in result.stderr
+    assert "pure-sparse" not in result.stderr.split("default mechanism blanket")[1].split(";")[0]
+    text = (workdir / "million.json").read_text(encoding="utf-8")
+    assert '"mechanism": "blanket"' in text and '"count": 10' in text
 
 
 @pytest.mark.parametrize(
