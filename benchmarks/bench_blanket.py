@@ -13,7 +13,7 @@ Targets: ``n = 10^6`` in at most 2 minutes and ``n = 10^7`` in at most 20 minute
 (``--full``; the default stops at ``10^6``).  ``--profile N`` prints where one
 blanket release at ``n = N`` spends its time.
 
-Run: ``.venv/bin/python benchmarks/bench_blanket.py [--full] [--profile N]``.
+Run: ``.venv/bin/python benchmarks/bench_blanket.py [--full] [--n N ...] [--profile N]``.
 """
 
 from __future__ import annotations
@@ -28,15 +28,16 @@ from time import perf_counter
 
 from _timing import environment, print_table
 
-from finitedp import SeededSource, SystemRandomSource
+from finitedp import SeededSource
 from finitedp.errors import ResourceLimitError
 from finitedp.histograms.blanket import BlanketHistogram
 from finitedp.histograms.sparse import PureSparseHistogram
+from finitedp.oracle import default_source
 
 UNIVERSE = 2**64
 EPSILON = Fraction(1, 2)
 BETA = Fraction(1, 2**10)
-SOURCE = SystemRandomSource()
+SOURCE = default_source()  # the ChaCha20 keystream a release uses when rng is omitted
 
 
 def dataset(n: int) -> dict[int, int]:
@@ -65,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="also n = 10^7")
     parser.add_argument("--profile", type=int, metavar="N")
+    parser.add_argument("--n", type=int, nargs="+", metavar="N", help="only these sizes")
     args = parser.parse_args()
     print(environment())
     if args.profile:
@@ -73,7 +75,7 @@ def main() -> None:
         cProfile.runctx("mech.release(counts, SOURCE)", globals(), locals(), "/tmp/blanket.prof")
         pstats.Stats("/tmp/blanket.prof").sort_stats("cumulative").print_stats(14)
         return
-    ns = [10**4, 10**5, 10**6] + ([10**7] if args.full else [])
+    ns = args.n or [10**4, 10**5, 10**6] + ([10**7] if args.full else [])
     rows = []
     for n in ns:
         counts = dataset(n)

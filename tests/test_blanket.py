@@ -57,7 +57,7 @@ def binomial_law(universe: int, p: Fraction, last: int) -> dict[int | None, Frac
 
 @pytest.mark.parametrize(
     ("universe", "tail", "d", "last", "h"),
-    [(5, 1, 40, 4, 20), (7, 3, 100, 6, 18), (9, 1, 11, 8, 24), (5, 2, 13, 4, 17)],
+    [(5, 1, 40, 4, 20), (7, 3, 100, 6, 18), (9, 1, 11, 8, 24), (5, 2, 13, 4, 17), (3, 2, 9, 0, 20)],
 )
 def test_the_chain_samples_the_binomial_within_its_factor_on_every_outcome(
     universe: int, tail: int, d: int, last: int, h: int
@@ -86,6 +86,21 @@ def test_each_threshold_brackets_its_conditional_probability_from_the_stated_sid
         assert r / factor <= q <= r  # continue: never more likely than the ideal
         assert 1 - r <= 1 - q <= (1 - r) * factor  # stop: never less likely
     assert chain.steps == last + 1 and chain.domain == top
+
+
+@pytest.mark.parametrize(
+    ("universe", "tail", "d", "last", "h", "low"),
+    [(3, 2, 9, 0, 20, 2), (9, 1, 11, 8, 24, 8), (2**64, 3, 2**70, 20, 40, 11)],
+)
+def test_the_precision_is_specs(
+    universe: int, tail: int, d: int, last: int, h: int, low: int
+) -> None:
+    """SPEC.md 2g: G = h + low + 4 with low = max(0, bits(den) - bits(num)) + 2, W = G + 32;
+    the first case has bits(num) = bits(den) (rho_0 = 6/7), where the max decides."""
+    chain = BlanketChain(universe, tail, d, last, h)
+    assert (chain.g, chain.w) == (h + low + 4, h + low + 36)
+    rho_last = Fraction((universe - last) * tail, (last + 1) * (d - tail))
+    assert Fraction(1, 2**low) < rho_last / 2  # every r_j is at least rho_last / 2
 
 
 def test_a_bracket_too_wide_is_refused_not_used() -> None:
