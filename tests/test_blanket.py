@@ -309,3 +309,15 @@ def test_blanket_threshold_is_the_least_that_fits() -> None:
     b = blanket_threshold(sampler, 10**6, Fraction(1, 100))
     over = lambda z: 10**6 * (sampler.d - sampler.cdf(0, z))  # noqa: E731
     assert over(b) * 100 <= sampler.d < over(b - 1) * 100
+
+
+def test_the_audit_of_the_registry_entry_holds_and_states_the_chain() -> None:
+    """``finitedp audit blanket`` at n = 1, |X| = 3 (eps = 6: b = 0 needs N p <= beta/2)."""
+    from finitedp.audit import audit_histogram_mechanism
+
+    report = audit_histogram_mechanism("blanket", 1, 3, 6, beta="1/2", counter="geo")
+    assert report.ok, report
+    assert report.privacy == Privacy(Fraction(6))
+    assert isinstance(report.worst_ratio, Fraction)
+    assert compare_exp(report.worst_ratio, 6) < 0
+    assert any("chain: 3 steps" in line for line in report.description)
