@@ -59,6 +59,7 @@ __all__ = [
     "SystemRandomSource",
     "default_source",
     "discard",
+    "discard_descending",
     "draw",
     "draw_compared",
     "draws",
@@ -284,6 +285,22 @@ def discard(rng: RandomSource, d: int, count: int) -> None:
         return
     for _ in range(count):
         draw(rng, d)
+
+
+def discard_descending(rng: RandomSource, top: int, count: int) -> None:
+    """The calls ``uniform(top)``, ``uniform(top - 1)``, ..., ``uniform(top - count + 1)``,
+    values discarded (a shuffle's padding).
+
+    A source with a ``discard_descending(top, count)`` method (the system sources)
+    consumes what those calls would without making the values; any other source is
+    called once per draw, so a tape records every call.
+    """
+    bulk = getattr(rng, "discard_descending", None)
+    if bulk is not None:
+        bulk(top, count)
+        return
+    for i in range(count):
+        draw(rng, top - i)
 
 
 def draws_shifted(rng: RandomSource, d: int, count: int, shift: int) -> list[int] | PrefixBatch:

@@ -203,6 +203,37 @@ class SystemRandomSource:
                     rows -= 1
             accepted += rows
 
+    def discard_descending(self, top: int, count: int) -> None:
+        """The calls ``uniform(top)``, ``uniform(top - 1)``, ..., ``uniform(top - count + 1)``
+        (a shuffle's padding), values unread: the bytes and rounds of those calls made one
+        by one with :meth:`uniform_many`, as :meth:`discard_many` does for one domain.
+
+        Each call's word is accepted below its own ``limit``; as in
+        :meth:`discard_many`, only words whose top 8 bytes are all ``0xff`` can be
+        rejected, so only those are compared, each against the domain of the call it
+        answers (a rejection moves the later words to the next call).
+        """
+        import numpy
+
+        done = 0
+        while done < count:  # one pass per byte width of the domains
+            d = top - done
+            _, width, _ = self._plan(d)
+            # Domains of this width are those above 2^(8 width - 72) (bits(d - 1) >= 8 width - 71).
+            same = min(count - done, d - ((1 << (8 * width - 72)) if width >= 9 else 0))
+            accepted = 0
+            while accepted < same:
+                block = self._read_words(width, same - accepted)
+                words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
+                rejected = 0
+                for row in numpy.flatnonzero((words[:, :8] == 255).all(axis=1)).tolist():
+                    span, domain = 1 << (8 * width), d - accepted - row + rejected
+                    word = int.from_bytes(block[row * width : (row + 1) * width], "big")
+                    if word >= span - span % domain:
+                        rejected += 1
+                accepted += len(words) - rejected
+            done += same
+
     def __repr__(self) -> str:
         return "SystemRandomSource()"
 

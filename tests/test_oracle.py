@@ -1060,3 +1060,41 @@ def test_discard_calls_a_plain_source_once_per_draw() -> None:
     discard(recorder, 7, 5)
     discard(recorder, 7, 0)
     assert [d for d, _ in recorder.tape] == [7] * 5
+
+
+@pytest.mark.parametrize(
+    ("top", "count"),
+    [(20, 19), (2**64 - 3, 300), ((1 << 80) + 40, 90), (2**64 + 1, 5), (3**200, 17)],
+)
+@pytest.mark.parametrize("chunk", [1, 40, 1 << 22])
+def test_discard_descending_consumes_what_single_calls_consume(
+    top: int, count: int, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``discard_descending(top, count)`` reads the words that ``uniform_many(top - i, 1)``
+    for ``i = 0..count-1`` read, rejecting the same rounds (words with their top 8 bytes
+    all 0xff just below and at each domain's limit, then random words), across a change of
+    byte width (``2^64 + 1`` down to ``2^64 - 3``)."""
+    import random as stdlib_random
+
+    monkeypatch.setattr(systemsource, "_CHUNK_BYTES", chunk)
+    words = []
+    for d in (top, top - 1, max(2, top - count + 1)):
+        width = ((d - 1).bit_length() + 64 + 7) // 8
+        limit = (1 << (8 * width)) - (1 << (8 * width)) % d
+        edges = (limit - 1, limit, (1 << (8 * width)) - 1)
+        words += [x.to_bytes(width, "big") for x in edges if x < 1 << (8 * width)]
+    data = b"".join(words) * 2 + stdlib_random.Random(top).randbytes(40 * count + 4000)
+    kept, dropped = Fixed(data), Fixed(data)
+    for i in range(count):
+        kept.uniform_many(top - i, 1)
+    dropped.discard_descending(top, count)
+    assert dropped.at == kept.at
+    assert dropped.uniform(7) == kept.uniform(7)
+
+
+def test_discard_descending_calls_a_plain_source_once_per_draw() -> None:
+    from finitedp.oracle import discard_descending
+
+    recorder = RecordingSource(SeededSource(b"pad"))
+    discard_descending(recorder, 9, 4)
+    assert [d for d, _ in recorder.tape] == [9, 8, 7, 6]

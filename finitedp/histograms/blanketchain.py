@@ -20,7 +20,7 @@ import gmpy2
 
 from ..errors import CertificationError, NotApplicableError, ParameterError
 from ..exactmath import compare_exp
-from ..oracle import RandomSource, discard, draw, draws
+from ..oracle import RandomSource, discard, discard_descending, draw, draws
 
 __all__ = [
     "BLOCK",
@@ -145,17 +145,25 @@ class BlanketChain:
         for j in range(top - 1, stop - 1, -1):
             rl, rh = self._rho(j)
             s_lo, s_hi = one + ((rl * s_lo) >> w), one - ((-rh * s_hi) >> w)
+        # The loop below is _rho and the step inlined (it runs 2n + 1 times a release).
+        universe, nb, c_lo, c_hi = self._universe, self._n_bits, self._c_lo, self._c_hi
+        top_g, certify_ii, down, gh = gmpy2.mpz(1) << g, ((1 << h) + 1) << (w + g), w - g, g + h
+        h_plus = (1 << h) + 1
         out: list[int] = []
-        gmul, hmul, down = (gmpy2.mpz(1) << g), (gmpy2.mpz(1) << h), w - g
         for j in range(stop - 1, start - 1, -1):
-            rl, rh = self._rho(j)
-            next_lo, next_hi = s_lo, s_hi
-            s_lo, s_hi = one + ((rl * next_lo) >> w), one - ((-rh * next_hi) >> w)
-            a = (rl * next_lo) // (s_hi << down)
-            # r_j <= (1 + 2^-h) a/2^G and 1 - a/2^G <= (1 + 2^-h)/S_j, from the brackets.
-            if (rh * next_hi * gmul) * hmul > (hmul + 1) * a * s_lo * one or (
-                (gmul - a) * s_hi * hmul > (hmul + 1) * one * gmul
-            ):
+            if j < universe:
+                m, den = universe - j, (j + 1) << nb
+                rl, rh = (m * c_lo) // den, -((-m * c_hi) // den)
+            else:
+                rl, rh = gmpy2.mpz(0), gmpy2.mpz(0)
+            x_lo, x_hi = rl * s_lo, rh * s_hi  # rho_j times S_(j+1)'s bracket
+            s_lo, s_hi = one + (x_lo >> w), one - ((-x_hi) >> w)
+            a = x_lo // (s_hi << down)
+            # r_j <= (1 + 2^-h) a/2^G and 1 - a/2^G <= (1 + 2^-h)/S_j, from the brackets:
+            # rh_j hi_(j+1) 2^(G+h) <= (2^h + 1) a lo_j 2^W; (2^G - a) hi_j 2^h <= (2^h+1) 2^(W+G)
+            if (x_hi << gh) > ((h_plus * a * s_lo) << w) or (
+                ((top_g - a) * s_hi) << h
+            ) > certify_ii:
                 raise CertificationError(f"blanket chain: step {j} not certified at h = {h}")
             out.append(int(a))
         out.reverse()
@@ -205,6 +213,5 @@ def uniform_keys(rng: RandomSource, universe_size: int, count: int, calls: int) 
         j = i + int(draw(rng, universe_size - i)) - 1  # an index: the checker enumerates it
         keys.append(moved.get(j, j) + 1)
         moved[j] = moved.get(i, i)  # position i is never read again
-    for i in range(count, calls):  # one domain each: single draws beat discard(..., 1)
-        draw(rng, universe_size - i)
+    discard_descending(rng, universe_size - count, calls - count)
     return keys
