@@ -244,8 +244,15 @@ def test_user_level_accuracy_is_the_samplers_at_half_beta_plus_the_threshold() -
     )
     below = mech.accuracy("1/2000")
     assert (below.per_query, below.threshold, below.simultaneous) == (None, None, None)
-    with pytest.raises(ParameterError, match="beta"):
-        mech.accuracy(0)
+    for beta in (0, 1, -1, 2):
+        with pytest.raises(ParameterError, match="beta"):
+            mech.accuracy(beta)
+    paper = BlanketHistogram(400, 2**64, 1, "1/1000", counter="geo", noise="paper")
+    assert repr(paper) == (
+        "BlanketHistogram(n=400, universe_size=18446744073709551616, epsilon=1, beta=1/1000, "
+        'noise="paper")'
+    )
+    assert repr(mech).endswith("epsilon=1, beta=1/1000)")  # tight: the default
 
 
 def test_the_accuracy_statement_holds_on_the_exact_law_of_a_tiny_release() -> None:
@@ -302,6 +309,13 @@ def test_errors_name_the_parameter_before_any_draw() -> None:
     with pytest.raises(ParameterError):
         mech.release([1] * 299, recording)
     assert recording.tape == ()
+
+
+def test_blanket_threshold_may_be_n_minus_1_and_no_more() -> None:
+    sampler = GeoSample(2, 4, noise="tight")
+    assert blanket_threshold(sampler, 5, Fraction(1, 8)) == 1  # n - 1: the top of the search
+    with pytest.raises(ParameterError, match="no threshold b < n"):
+        blanket_threshold(sampler, 5, Fraction(1, 10**6))
 
 
 def test_blanket_threshold_is_the_least_that_fits() -> None:

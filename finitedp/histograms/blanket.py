@@ -292,5 +292,5 @@ class BlanketHistogram(HistogramMechanism):
         return (
             f"BlanketHistogram(n={self._n}, universe_size={self._universe_size}, "
             f"epsilon={self._sampler.epsilon}, beta={self._beta}"
-            + (")" if self._noise == "tight" else ', noise="paper"')
+            + (")" if self._noise == "tight" else ', noise="paper")')
         )
