@@ -335,3 +335,37 @@ def test_the_audit_of_the_registry_entry_holds_and_states_the_chain() -> None:
     assert isinstance(report.worst_ratio, Fraction)
     assert compare_exp(report.worst_ratio, 6) < 0
     assert any("chain: 3 steps" in line for line in report.description)
+
+
+def test_the_start_bracket_holds_the_exact_ratio_where_the_universe_goes_on() -> None:
+    """S_top = T_top/P_top lies in the start bracket: checked exactly where top < N (a
+    universe far above the chain, so the start is not the trivial S_N = 1)."""
+    universe, tail, d, last, h = 200, 1, 1000, 4, 20
+    chain = BlanketChain(universe, tail, d, last, h)
+    p = Fraction(tail, d)
+    for top in (last + 1, last + 1 + chain.w, 150):
+        ratios = [Fraction(universe - j) * p / ((j + 1) * (1 - p)) for j in range(universe)]
+        s, term = Fraction(0), Fraction(1)
+        for j in range(top, universe + 1):
+            s += term
+            term *= ratios[j] if j < universe else 0
+        lo, hi = chain.start_bracket(top)
+        assert lo <= s * 2**chain.w <= hi
+        assert hi - 2**chain.w < 2**chain.w * ratios[top] * 2  # not vacuous: within 2 rho
+
+
+def test_blocks_cover_the_chain_as_spec_says() -> None:
+    """A chain of more than one block (L + 1 > 2^14): the blocks are consecutive, cover
+    0..L once, and equal SPEC.md 2g's thresholds from the independent replayer."""
+    import spec_replay_blanket
+
+    from finitedp.histograms.blanketchain import BLOCK
+
+    universe, tail, d, last, h = 2**64, 3, 2**75, BLOCK + 100, 30
+    chain = BlanketChain(universe, tail, d, last, h)
+    blocks = list(chain.blocks())
+    assert [start for start, _ in blocks] == [0, BLOCK]
+    joined = [a for _, block in blocks for a in block]
+    assert len(joined) == last + 1 == chain.steps
+    g, w, spec = spec_replay_blanket.chain_thresholds(universe, tail, d, last, h)
+    assert (g, w) == (chain.g, chain.w) and joined == spec

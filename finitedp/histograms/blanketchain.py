@@ -131,6 +131,12 @@ class BlanketChain:
         m, den = self._universe - j, (j + 1) << self._n_bits
         return (m * self._c_lo) // den, -((-m * self._c_hi) // den)
 
+    def start_bracket(self, top: int) -> tuple[gmpy2.mpz, gmpy2.mpz]:
+        """``2^W S_top`` bracketed without the steps above: ``S_top`` lies in
+        ``[1, 1/(1 - rho_top)]`` since ``rho_j`` decreases in ``j``."""
+        one = gmpy2.mpz(1) << self.w
+        return one, -((-one * one) // (one - self._rho(top)[1]))
+
     def thresholds(self, start: int, stop: int) -> list[int]:
         """``a_j`` for ``j`` in ``[start, stop)``, each certified.
 
@@ -140,8 +146,7 @@ class BlanketChain:
         w, g, h = self.w, self.g, self.h
         one = gmpy2.mpz(1) << w
         top = stop + w  # S_j exists beyond L; its bracket shrinks by rho < 1/2 a step
-        rl, rh = self._rho(top)
-        s_lo, s_hi = one, -((-one * one) // (one - rh))  # S_top in [1, 1/(1 - rho_top)]
+        s_lo, s_hi = self.start_bracket(top)
         for j in range(top - 1, stop - 1, -1):
             rl, rh = self._rho(j)
             s_lo, s_hi = one + ((rl * s_lo) >> w), one - ((-rh * s_hi) >> w)
