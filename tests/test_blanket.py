@@ -314,6 +314,8 @@ def test_errors_name_the_parameter_before_any_draw() -> None:
 def test_blanket_threshold_may_be_n_minus_1_and_no_more() -> None:
     sampler = GeoSample(2, 4, noise="tight")
     assert blanket_threshold(sampler, 5, Fraction(1, 8)) == 1  # n - 1: the top of the search
+    exact = Fraction(5 * (sampler.d - sampler.cdf(0, 1)), sampler.d)  # N Pr[M(0) > 1] itself
+    assert blanket_threshold(sampler, 5, exact) == 1  # at most the budget: equality is allowed
     with pytest.raises(ParameterError, match="no threshold b < n"):
         blanket_threshold(sampler, 5, Fraction(1, 10**6))
 
@@ -369,3 +371,22 @@ def test_blocks_cover_the_chain_as_spec_says() -> None:
     assert len(joined) == last + 1 == chain.steps
     g, w, spec = spec_replay_blanket.chain_thresholds(universe, tail, d, last, h)
     assert (g, w) == (chain.g, chain.w) and joined == spec
+
+
+def test_the_time_estimate_is_25_us_a_row_plus_the_shuffles_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """10^6 rows over 2^64: 25 s plus 8 passes of GMP over 65 bits for each of 10^6 rows."""
+    from finitedp.errors import ResourceLimitError
+    from finitedp.histograms.blanket import require_blanket_time
+    from finitedp.resources import gmp_seconds
+
+    estimate = Fraction(25) + gmp_seconds(65, 8 * 10**6)
+    assert 28 < estimate < 30
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "30")
+    require_blanket_time(10**6, 2**64)
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "28")
+    with pytest.raises(ResourceLimitError, match=r"would take about 2[89] s"):
+        require_blanket_time(10**6, 2**64)
+    with pytest.raises(ResourceLimitError, match="blanket"):
+        BlanketHistogram(10**6, 2**64, 1, "1/10")
