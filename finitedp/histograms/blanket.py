@@ -55,9 +55,9 @@ __all__ = [
     "require_blanket_time",
 ]
 
-#: Microseconds per row of a release over ``2^64`` with ``n`` distinct rows, measured on a
-#: 2-core machine (15-23 us; ``benchmarks/bench_pure_sparse.py``): the noisy counts,
-#: ``2n + 1`` chain steps and ``2n`` shuffle draws.
+#: Microseconds per row of a release over ``2^64``, rounded up from a 2-core machine
+#: (7 us with ``n/2`` distinct rows, ``benchmarks/bench_blanket.py``; 16 with ``n``
+#: distinct rows): the noisy counts, ``2n + 1`` chain steps and ``2n`` shuffle draws.
 BLANKET_US = 25
 
 
@@ -186,7 +186,9 @@ class BlanketHistogram(HistogramMechanism):
             paper ratio is proved only against the irrational ``e^(eps/2)``).
 
     Raises:
-        ParameterError: parameters out of range, or ``n`` too small for the threshold.
+        ParameterError: parameters out of range; NotApplicableError (a ParameterError):
+            ``n`` too small for the threshold, or a ratio that leaves no budget for the
+            chain; ResourceLimitError: the time estimated above the budget.
     """
 
     __slots__ = ("_beta", "_chain", "_noise", "_sampler", "_threshold")
