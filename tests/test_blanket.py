@@ -390,3 +390,33 @@ def test_the_time_estimate_is_25_us_a_row_plus_the_shuffles_passes(
         require_blanket_time(10**6, 2**64)
     with pytest.raises(ResourceLimitError, match="blanket"):
         BlanketHistogram(10**6, 2**64, 1, "1/10")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "pattern"),
+    [
+        ({"epsilon": Fraction(1, 10**6)}, "ResourceLimitError", "FastSample"),
+        ({"epsilon": 10**6}, "ParameterError", "epsilon"),
+        ({"universe_size": 2**100000}, "NotApplicableError", "100001-bit"),
+        ({"n": 10**9}, "ResourceLimitError", "about 8 h"),
+        ({"epsilon": "abc"}, "ParameterError", "not an exact number"),
+        ({"beta": None}, "ParameterTypeError", "beta"),
+        ({"n": True}, "ParameterTypeError", "bool"),
+        ({"noise": "loud"}, "ParameterError", "noise"),
+        ({"beta": "1/2", "universe_size": 1000, "n": 500}, "ParameterError", "2n \\+ 1"),
+    ],
+)
+def test_hostile_parameters_are_refused_at_once(
+    kwargs: dict[str, object], error: str, pattern: str
+) -> None:
+    """Wrong types, extreme budgets and sizes: the named error at once, before any integer
+    grows (the standing hostile suite of issue 25 item 9, for this mechanism)."""
+    import time
+
+    import finitedp.errors
+
+    args: dict[str, object] = {"n": 1000, "universe_size": 2**64, "epsilon": 1, "beta": "1/10"}
+    start = time.monotonic()
+    with pytest.raises(getattr(finitedp.errors, error), match=pattern):
+        BlanketHistogram(**{**args, **kwargs})  # type: ignore[arg-type]
+    assert time.monotonic() - start < 2
