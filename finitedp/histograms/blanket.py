@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from ..counting.base import CountingSampler
+from ..counting.base import CountingSampler, bisect_cdf
 from ..counting.fastsample import FastSample
 from ..counting.geosample import GeoSample
 from ..errors import NotApplicableError, ParameterError
@@ -87,21 +87,20 @@ def blanket_threshold(sampler: CountingSampler, universe_size: int, budget: Frac
     Raises:
         NotApplicableError: no such ``b`` (every release would be empty or the blanket too large).
     """
-    d, n = sampler.d, sampler.n
-    if universe_size * (d - sampler.cdf(0, n - 1)) > budget * d:
+    d, n, num, den = sampler.d, sampler.n, budget.numerator, budget.denominator
+
+    # N (d - F(0, b)) <= (num/den) d  iff  N den F(0, b) >= d (N den - num): a CDF search.
+    def scaled(b: int) -> int:
+        return universe_size * den * sampler.cdf(0, b)
+
+    target = d * (universe_size * den - num)
+    if scaled(n - 1) < target:
         raise NotApplicableError(
             f"n: got {n}; no threshold b < n keeps the expected blanket N Pr[M(0, U) > b] at "
             f"most {budget} for N = {short_int(universe_size)}: use more rows, a larger "
             f"epsilon or a larger beta"
         )
-    low, high = 0, n - 1
-    while low < high:  # N (d - F(0, b)) is non-increasing in b
-        mid = (low + high) // 2
-        if universe_size * (d - sampler.cdf(0, mid)) <= budget * d:
-            high = mid
-        else:
-            low = mid + 1
-    return low
+    return bisect_cdf(scaled, n - 1, target)
 
 
 def blanket_histogram(
