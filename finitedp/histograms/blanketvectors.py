@@ -65,8 +65,7 @@ def _chain(p: Mapping[str, Any]) -> BlanketChain:
 
 def _chain_derive(p: Mapping[str, Any]) -> JSON:
     chain = _chain(p)
-    last = parse_uint(p["last"], "last")
-    thresholds = [decimal(a) for a in chain.thresholds(0, last + 1)]
+    thresholds = [decimal(a) for _, block in chain.blocks() for a in block]  # as sampled
     return {**_chain_derived(chain), "thresholds": thresholds}
 
 
