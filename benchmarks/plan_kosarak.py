@@ -15,20 +15,20 @@ the l1 error against the empirical mean (the thesis' measure for binary data) of
 * ``Gaussian mechanism``: the column means with ``sigma = 2 sqrt(d)/(n sqrt(2 rho))``
   (a 0/1 row has l2 norm at most ``sqrt(d)``; floats: a floor, not a peer).
 
-IOME is not run here: the authors' ``random_rotation_mean`` on ``2^15`` padded
-columns holds the ``n x 2^15`` rows as doubles (9.6 GB), builds the Hadamard
-rotation as dense ``2^15 x 2^15`` matrices (8 GiB each, the diagonal sign flips
-included, several alive at once) multiplied together three times (about 3.5 *
-10^13 flops each), and then runs ``2^15`` binary searches of 20 steps, each a
-Python-level pass over the ``n`` values (about 2.4 * 10^10 comparisons): more memory
-than this machine's 24 GB and hours of time on 2 cores (the thesis reports 512 GB and
-at least 26 minutes a run on 56 cores for the full Kosarak).
+* ``IOME`` (``--peer``, ``--iome-runs``, 2 by default as in the thesis): the
+  authors' ``random_rotation_mean`` on the rows padded to ``2^15`` columns, with
+  ``u = (0, 2^7.5)``, ``T = 10``, as their ``binary_experiments.py`` calls it, run by
+  ``iome_lean.iome``: the same algorithm and law in one ``n x 2^15`` array (9.6 GB)
+  instead of the peer's dense ``2^15 x 2^15`` rotation matrices (8 GiB each, several
+  alive) and copies of the data, which do not fit in this machine's 24 GB.
+  ``iome_lean.py --check DIR`` shows it equal to the peer's function, seed for seed.
 
 With ``--peer``, each ``rho`` also prints the thesis' own medians for the *full*
 Kosarak (Figure 5.3 (b), the authors' committed results; their measure is half the
 l1 error): orientation, not a like-for-like comparison (twice the sessions, more pages).
 
-Run: ``.venv/bin/python benchmarks/plan_kosarak.py [--peer DIR] [--runs R]``.
+Run: ``.venv/bin/python benchmarks/plan_kosarak.py [--peer DIR] [--runs R] [--iome-runs K]``
+(about a minute and 10 GB per IOME run).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+from iome_lean import iome
 from plan_experiments import committed_medians
 
 from finitedp.mean import PLAN
@@ -76,6 +77,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--peer", help="a checkout of ChristianLebeda/PLAN-experiments")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--iome-runs", type=int, default=2, help="IOME runs per rho (0: none)")
     args = parser.parse_args()
     path = Path(os.environ.get("FINITEDP_KOSARAK", DATA))
     start = time.perf_counter()
@@ -89,14 +91,24 @@ def main() -> int:
         f"{path.name}: n = {n}, d = {d}, {int(counts.sum())} items; read in "
         f"{time.perf_counter() - start:.1f} s"
     )
-    peer = None
+    peer = method = None
     thesis = thesis_medians(args.peer) if args.peer else {}
     if args.peer:
         sys.path.insert(0, args.peer)
         from plan import mean_estimation  # type: ignore[import-not-found]
+        from quantile_binary_search import method  # type: ignore[import-not-found]
 
         peer = mean_estimation
+    padded = 1 << (d - 1).bit_length()
+
+    def dense_rows(r0: int, r1: int) -> np.ndarray:
+        block = np.zeros((r1 - r0, padded))
+        for i, items in enumerate(sessions[r0:r1]):
+            block[i, items] = 1.0
+        return block
+
     gen = np.random.default_rng(5)
+    plan_peak = 0.0
     print(f"{'rho':>6}  {'algorithm':<20}{'l1 median':>11}{'l1 p90':>10}{'secs':>7}")
     for rho in (Fraction(1, 16), Fraction(1, 8), Fraction(1, 4), Fraction(1, 2), Fraction(1)):
         rows: dict[str, list[float]] = {"finitedp PLAN": [], "Gaussian mechanism": []}
@@ -118,11 +130,29 @@ def main() -> int:
                 out = peer.plan_binary(sessions, n, d, float(rho))
                 secs["authors' PLAN"] = secs.get("authors' PLAN", 0) + time.perf_counter() - t
                 rows["authors' PLAN"].append(float(np.abs(np.asarray(out.mean) - empirical).sum()))
+        if not plan_peak:  # before the first IOME run
+            plan_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        if method is not None and args.iome_runs > 0:
+            rows["IOME"] = []
+            np.random.seed(int(rho.denominator))
+            for _ in range(args.iome_runs):
+                t = time.perf_counter()
+                out = iome(dense_rows, n, padded, (0, padded**0.5), float(rho), method)[:d]
+                secs["IOME"] = secs.get("IOME", 0) + time.perf_counter() - t
+                rows["IOME"].append(float(np.abs(out - empirical).sum()))
         for name, errors in rows.items():
             e = np.array(errors)
             print(
                 f"{rho!s:>6}  {name:<20}{np.median(e):>11.4g}{np.percentile(e, 90):>10.4g}"
-                f"{secs.get(name, 0.0) / args.runs:>7.2f}"
+                f"{secs.get(name, 0.0) / len(errors):>7.2f}"
+            )
+        if "IOME" in rows:
+            iome_median = np.median(rows["IOME"])
+            authors = np.median(rows["authors' PLAN"])
+            print(
+                f"{'':>8}here: IOME / finitedp PLAN = "
+                f"{iome_median / np.median(rows['finitedp PLAN']):.3g}, IOME / authors' PLAN = "
+                f"{iome_median / authors:.3g}"
             )
         reference = thesis.get(rho, {})
         if set(reference) == {"PLAN", "IOME"}:
@@ -135,8 +165,8 @@ def main() -> int:
         sys.stdout.flush()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"peak resident memory {peak:.0f} MiB (dense int64 n x d would be "
-        f"{n * d * 8 / 2**30:.1f} GiB)"
+        f"peak resident memory {plan_peak:.0f} MiB before IOME ran, {peak:.0f} MiB in all "
+        f"(dense int64 n x d would be {n * d * 8 / 2**30:.1f} GiB)"
     )
     return 0
 
