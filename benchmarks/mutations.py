@@ -605,11 +605,11 @@ MUTATIONS = (
         ("tests/test_plan.py",),
     ),
     Mutation(
-        "finitedp/mean/plan.py",
-        "# 4. the noise",
+        "finitedp/mean/rounds.py",
+        "def round_noises",
         "(1 - Fraction(1, 1 << NOISE_GUARD))",
         "(1 - Fraction(2, 1 << NOISE_GUARD))",
-        ("tests/test_plan.py",),
+        ("tests/test_plan.py", "tests/test_plan_rounds.py"),
     ),
     Mutation(
         "finitedp/mean/shares.py",
@@ -647,8 +647,8 @@ MUTATIONS = (
         ("tests/test_plan.py",),
     ),
     Mutation(
-        "finitedp/mean/plan.py",
-        "def spread_of",
+        "finitedp/mean/scaling.py",
+        "def binary_variances",
         "edge = width / max(4,",
         "edge = width / max(5,",
         ("tests/test_plan.py",),

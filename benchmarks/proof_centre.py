@@ -32,7 +32,7 @@ _CASES = {"exponential": ("8", "32"), "gaussian": ("64",)}
 
 
 def _worst(kind: str, rho: str) -> None:
-    plan = PLAN(0, 4, d=2, n=9, rho=rho, step=1, selection=kind, beta="1/2")
+    plan = PLAN(0, 4, d=2, n=9, rho=rho, step=1, selection=kind, beta="1/2", units=2)
     a = plan.centre_bound
     if a is None:
         print(f"{kind}, rho = {rho}: no centre bound stated")

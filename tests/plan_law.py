@@ -103,7 +103,8 @@ def steps_law(plan: PLAN, rows: np.ndarray) -> dict[Outcome, tuple[Fraction, tup
 
 
 class NoiseDivergence:
-    """``g(t, shift) = sum_o max(0, t p(o) - p(o - shift))`` for the noise's product law."""
+    """``g(t, shift) = sum_o max(0, t p(o) - p(o - shift))`` for the noise's product law
+    (the last round's: ``plan.noise``)."""
 
     def __init__(self, plan: PLAN) -> None:
         pmf = plan.noise.pmf()
@@ -184,7 +185,7 @@ def two_rounds_law(
     outcome; the second round's noise is the one :func:`hockey_stick` sums out.
     """
     assert plan.rounds == 2
-    pmf, radius = plan.noise.pmf(), plan.noise.radius
+    pmf, radius = plan.noises[0].pmf(), plan.noises[0].radius  # the first round's noise
     step, units, n = plan.grid.step, plan.units, plan.n
     out: dict[tuple[object, ...], tuple[Fraction, tuple[int, ...]]] = {}
     laws: dict[tuple[int, ...], dict[object, Fraction]] = {}

@@ -253,7 +253,7 @@ def test_release_is_an_immutable_json_document() -> None:
     release = plan.release_indices(np.array([[0, 3], [3, 2], [4, 1]]), SeededSource(b"j"))
     assert isinstance(release, MeanRelease) and hash(release) == hash(release)
     doc = release.to_json_dict()
-    assert doc["type"] == "plan-mean" and doc["version"] == 1 and doc["neighbours"] == NEIGHBOURS
+    assert doc["type"] == "plan-mean" and doc["version"] == 2 and doc["neighbours"] == NEIGHBOURS
     assert [Fraction(e) for e in doc["estimates"]] == list(release.estimates)
     with pytest.raises(AttributeError):
         release.n = 4  # type: ignore[misc]
@@ -448,7 +448,7 @@ def test_norm_bound_shift_and_clip_margin_are_pinned() -> None:
 
 def test_binary_means_are_clamped_at_d_to_the_minus_two_fifths() -> None:
     """An empty column's mean is clamped to 1/floor(32^(2/5)) = 1/4 of the range."""
-    plan = PLAN(0, 1, d=32, n=10**6, rho=64, variance="binary", p=1)
+    plan = PLAN(0, 1, d=32, n=10**6, rho=4, variance="binary", p=1)
     rows = np.zeros((10**6, 32), dtype=np.int8)
     tau = plan.spread_of(rows, SeededSource(b"empty"))
     root = sqrt_floor(Fraction(3, 16))  # (1/4)(3/4)
@@ -509,6 +509,32 @@ def test_the_stated_limits_are_their_edges() -> None:
     with pytest.raises(ParameterError, match="clip_count: got 65537; at most 65536"):
         PLAN(0, 1, d=2, n=4, rho=1, clip_count=2**16 + 1)
     assert [PLAN(0, 1, d=d, n=4, rho=1).units for d in (1, 2, 5)] == [16, 32, 48]
+
+
+def test_a_clip_ratio_near_1_or_too_wide_is_refused_fast() -> None:
+    """The default level count reaches from the largest norm to 1 unit without a loop of
+    that many divisions: a ratio of 1 + 10^-8 (before, a loop of about 3 * 10^9 steps)
+    is refused in milliseconds, naming ``clip_ratio``; numerator and denominator must be
+    below 2^64; the count's edges agree with the definition."""
+    import time
+
+    from finitedp.mean.scaling import SCALE_BITS, level_count
+
+    start = time.perf_counter()
+    with pytest.raises(ParameterError, match=r"clip_ratio: got 100000001/100000000; .* more "):
+        PLAN(0, 1, d=4, n=100, rho=1, clip_ratio="100000001/100000000")
+    for bad in ("1", "1/2", f"{2**64}/{2**64 - 1}"):
+        with pytest.raises(ParameterError, match=r"clip_ratio: got .*above 1, with numerator"):
+            PLAN(0, 1, d=4, n=100, rho=1, clip_ratio=bad)
+    assert time.perf_counter() - start < 5  # the hostile suite's bound
+    ratio = Fraction(65, 64)
+    top = 2 << SCALE_BITS  # d = 4: root 2
+    count = PLAN(0, 1, d=4, n=100, rho=1).clip_count
+    k = count - 1  # the least k with ratio^k >= top
+    assert ratio**k >= top > ratio ** (k - 1)
+    assert level_count(top, ratio, k + 1) == count == level_count(top, ratio, k)
+    assert level_count(top, ratio, k - 1) == k  # more than allowed: most + 1
+    assert [level_count(t, Fraction(2), 64) for t in (1, 2, 3, 4, 5)] == [1, 2, 3, 3, 4]
 
 
 def test_clipped_rows_are_ceil_sqrt_n_plus_the_radius_rank_error() -> None:
@@ -601,7 +627,8 @@ def test_gaussian_centre_lands_in_its_window_on_the_exact_law() -> None:
     and on a spread one; every column is checked by ``benchmarks/proof_plan.py``."""
     from finitedp.checker import exact_distribution
 
-    plan = PLAN(0, 4, d=2, n=9, rho="64", step=1, selection="gaussian", beta="1/2")
+    # the noise is not checked here: its table is given (at rho = 64 the default refuses)
+    plan = PLAN(0, 4, d=2, n=9, rho="64", step=1, selection="gaussian", beta="1/2", units=2)
     a = plan.centre_bound
     assert a is not None
     chooser = plan._selector(plan.grid, plan.n, Fraction(1, 2), plan.shares[0] * plan.rho / 2)
@@ -644,5 +671,10 @@ def test_the_centre_and_spreads_are_medians_and_the_grid_of_k_stops_below_2_to_1
     assert all(abs(c) <= 1 for c in release.centre)
     many = PLAN(-20, 20, d=8, n=20_000, rho=1, step="1/16")
     assert many.units == (1 << 13) - 1 < many.n // 2  # n/2 and the table's bound exceed it
+    # 16 ceil(sqrt(d)) > 8191, but K stops where the lightest round's table stays exact
+    # (sigma^2 <= 2^28): 8 repair rounds here, the lightest with 1/32 of the noise share
     wide = PLAN(-1, 1, d=300_000, n=100, rho=1, step=1)
-    assert wide.units == (1 << 13) - 1 < 16 * (isqrt(300_000 - 1) + 1)
+    least = min(wide.noise_split) * wide.shares[3] * (1 - Fraction(1, 2**20))
+    assert (wide.rounds, min(wide.noise_split)) == (8, Fraction(1, 32))
+    assert wide.units == isqrt(int(least * 2**27)) == 1773 < (1 << 13) - 1
+    assert all(t.sigma2 is not None and t.sigma2 <= 2**28 for t in wide.noises)

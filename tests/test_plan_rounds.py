@@ -224,3 +224,112 @@ def test_the_split_rule_asks_for_the_stated_ranges_and_targets(
     repaired = PLAN(-20, 20, d=4, n=1001, rho=1, step="1/16", selection="exponential")
     assert calls == [("centre", 16, 64, 500), ("spread", 8, 64, 249)]
     assert (repaired.shares[0], repaired.rounds) == (Fraction(1, 16), 9)  # repair_rounds
+
+
+def test_light_split_gives_the_first_quarter_of_the_rounds_a_quarter_share() -> None:
+    """rounds.light_split: ``R // 4`` rounds at ``1/(4R)`` of the noise share, the rest even;
+    fewer than 4 rounds are even.  Exact values, so a changed constant fails."""
+    from finitedp.mean.rounds import LIGHT_ROUNDS, LIGHT_SHARE, light_split
+
+    assert (4, Fraction(1, 4)) == (LIGHT_ROUNDS, LIGHT_SHARE)
+    assert light_split(12) == (Fraction(1, 48),) * 3 + (Fraction(5, 48),) * 9
+    assert light_split(16) == (Fraction(1, 64),) * 4 + (Fraction(5, 64),) * 12
+    assert light_split(9) == (Fraction(1, 36),) * 2 + (Fraction(34, 252),) * 7
+    assert light_split(3) == (Fraction(1, 3),) * 3 and light_split(1) == (Fraction(1),)
+    for rounds in range(1, 17):
+        split = light_split(rounds)
+        assert len(split) == rounds and sum(split) == 1 and split == tuple(sorted(split))
+
+
+def test_repair_rounds_split_the_noise_and_account_each_table() -> None:
+    """Default repair rounds (d = 2048, n = 4000, rho = 1/16: 12 rounds): the light split,
+    one table per share with sigma^2 = (2K)^2/(2 rho_t (1 - 2^-20)), K grown only as far
+    as the lightest round's sigma^2 <= 2^28, and the accountant's total is the sum of
+    the steps; rounds asked for (or shares given) stay even."""
+    from finitedp.mean.rounds import light_split
+
+    plan = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16")
+    assert plan.rounds == 12 and plan.noise_split == light_split(12)
+    noise_total = plan.shares[3] * plan.rho
+    guard = 1 - Fraction(1, 2**20)
+    k2 = Fraction((2 * plan.units) ** 2)
+    for fraction, table in zip(plan.noise_split, plan.noises, strict=True):
+        assert table.sigma2 == k2 / (2 * noise_total * fraction * guard)
+    assert plan.noises[0] is plan.noises[2] and plan.noise is plan.noises[-1]
+    # K = 362 < 16 ceil(sqrt(d)) = 736: the lightest table stays exact (sigma^2 <= 2^28) ...
+    light = plan.noises[0].sigma2
+    assert plan.units == 362 and light is not None and light <= 2**28
+    # ... which K + 1 would not: its 48-bit table's tail makes delta0 = 1, and default
+    # tables refuse to state that (before, the default K = 736 stated it)
+    wide = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", units=plan.units + 1)
+    assert wide.noises[0].sigma2 is not None and wide.noises[0].sigma2 > 2**28
+    assert wide.guarantee.rho_delta == 1
+    assert (plan.guarantee.rho_delta or 0) < Fraction(1, 2**70)
+    labels = [g.label for g in plan.accountant.steps][-2:]
+    assert labels == [
+        "noise (l2 2K), rounds with 1/48 of its share (x3)",
+        "noise (l2 2K), rounds with 5/48 of its share (x9)",
+    ]
+    parts = [plan.noises[i].zcdp_vector(2 * plan.units, 2048, "z").rho for i in (0, 3)]
+    assert parts[0] is not None and parts[1] is not None
+    steps = plan.accountant.steps
+    assert [s.rho for s in steps[-2:]] == [3 * parts[0], 9 * parts[1]]
+    total = plan.guarantee.rho
+    assert total is not None and total <= Fraction(1, 16)
+    asked = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", rounds=12)
+    assert asked.noise_split == (Fraction(1, 12),) * 12 and len(set(asked.noises)) == 1
+
+
+def test_noise_split_is_checked() -> None:
+    base = {"d": 2, "n": 40, "rho": 4, "step": "1/2", "rounds": 2}
+    ok = PLAN(-2, 2, **base, noise_split=["1/4", Fraction(3, 4)])  # type: ignore[arg-type]
+    assert ok.noise_split == (Fraction(1, 4), Fraction(3, 4))
+    for bad in (["1/2"], ["1/2", "1/4"], ["0", "1"], ["-1/2", "3/2"], "1/2,1/2", 5):
+        with pytest.raises(ParameterError, match=r"noise_split: got .*need 2 fractions"):
+            PLAN(-2, 2, **base, noise_split=bad)  # type: ignore[arg-type]
+    with pytest.raises(FloatParameterError, match=r"noise_split\[0\]: got 0.5"):
+        PLAN(-2, 2, **base, noise_split=[0.5, "1/2"])  # type: ignore[arg-type]
+
+
+def test_rounds_weigh_by_their_noise_share_and_state_it() -> None:
+    """With an uneven split each round records its share, the estimate is
+    ``combine`` with weights ``share/C_t^2``, the document lists ``noise_share``,
+    and the draws are what ``max_oracle_calls`` says (tape replay)."""
+    plan = PLAN(-20, 20, d=8, n=1000, rho="1/2", step="1/16", rounds=3,
+                noise_split=["1/8", "1/8", "3/4"], selection="exponential")  # fmt: skip
+    rows = np.random.default_rng(3).integers(300, 340, size=(1000, 8))
+    tape = RecordingSource(SeededSource(b"split"))
+    release = plan.release_indices(rows, tape)
+    assert len(tape.tape) == plan.max_oracle_calls
+    assert [r.share for r in release.rounds] == [Fraction(1, 8), Fraction(1, 8), Fraction(3, 4)]
+    weights = [r.share / r.radius**2 for r in release.rounds]
+    expected = tuple(
+        sum((w * e for w, e in zip(weights, col, strict=True)), Fraction(0)) / sum(weights)
+        for col in zip(*(r.estimates for r in release.rounds), strict=True)
+    )
+    assert release.estimates == expected == combine(release.rounds)
+    even = combine([Round(r.centre, r.radius, r.estimates) for r in release.rounds])
+    assert even != expected  # the shares matter
+    doc = release.to_json_dict()
+    assert [r["noise_share"] for r in doc["rounds"]] == ["1/8", "1/8", "3/4"]
+    assert plan.release_indices(rows, ReplaySource(tape.tape)) == release
+
+
+def test_two_rounds_with_an_uneven_split_are_private_at_the_accountants_epsilon() -> None:
+    """As the even check above, with the first round at 1/4 of the noise share and the
+    second at 3/4: each round's own table, the accountant's sum of both."""
+    base = tiny_rounds()
+    plan = PLAN(-1, 1, d=1, n=2, rho=2, units=1, clip_ratio=2, clip_count=3, noise_radius=12,
+                shares=LISTING_SHARES, rounds=2, noise_split=["1/4", "3/4"])  # fmt: skip
+    assert plan.noises[0].sigma2 == 2 * base.noise.sigma2  # type: ignore[operator]
+    assert plan.noise.sigma2 == base.noise.sigma2 * Fraction(2, 3)  # type: ignore[operator]
+    delta = Fraction(1, 1000)
+    eps = plan.epsilon_for(delta)
+    datasets = list(itertools.product(range(3), repeat=2))
+    laws = [two_rounds_law(plan, np.array(ds).reshape(2, 1)) for ds in datasets]
+    noise = NoiseDivergence(plan)
+    exp_eps, quarter = exp_bounds(eps, 64)[0], exp_bounds(eps / 4, 64)[1]
+    pairs = list(neighbours([tuple((x,) for x in ds) for ds in datasets]))
+    worst = max(hockey_stick(laws[i], laws[j], exp_eps, noise) for i, j in pairs)
+    assert 0 < worst <= delta
+    assert max(hockey_stick(laws[i], laws[j], quarter, noise) for i, j in pairs) > delta

@@ -56,3 +56,30 @@ def test_the_picture_is_written(
     assert main(["plot", "means", str(release), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "wrote" in capsys.readouterr().err
+
+
+def test_rounds_bars_are_the_combined_noise_with_each_rounds_share() -> None:
+    """With an uneven split the bars' ``sigma2`` is the combination's variance: the
+    weighted mean of the rounds' noises (weights ``s_t/C_t^2``), each round's sigma^2
+    its own table's, over the last radius squared."""
+    import numpy as np
+
+    from finitedp.mean import PLAN
+    from finitedp.oracle import SeededSource
+
+    plan = PLAN(-20, 20, d=3, n=400, rho="1/2", step="1/16", rounds=3,
+                noise_split=["1/8", "1/8", "3/4"], selection="exponential")  # fmt: skip
+    rows = np.random.default_rng(5).integers(300, 340, size=(400, 3))
+    rel = plan.release_indices(rows, SeededSource(b"bars"))
+    doc = {
+        "release": rel.to_json_dict(),
+        "parameters": {"columns": [{"name": c, "step": "1/16"} for c in "abc"]},
+        "accuracy": {"noise_sigma2_units": str(plan.noise.sigma2)},
+    }
+    weights = [r.share / r.radius**2 for r in rel.rounds]
+    total = sum(weights, Fraction(0))
+    variance = sum(
+        (w / total) ** 2 * t.sigma2 * r.radius**2  # type: ignore[operator]
+        for w, t, r in zip(weights, plan.noises, rel.rounds, strict=True)
+    )
+    assert mean_series(doc, "doc").sigma2 == variance / rel.radius**2

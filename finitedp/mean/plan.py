@@ -51,15 +51,18 @@ from fractions import Fraction
 from math import isqrt
 from typing import Literal
 
-import gmpy2
 import numpy as np
 
 from ..accounting import Accountant, Guarantee
 from ..aggregation.vectorsum import EllipticalGaussian
-from ..counting.gaussian import DiscreteGaussian
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source
-from ..params import check_positive_int, exact_fraction, positive_fraction, probability
+from ..params import (
+    check_positive_int,
+    positive_fraction,
+    probability,
+    short_fraction,
+)
 from ..selection.quantile import ExponentialQuantile, Grid
 from .release import (
     LISTING_SHARES,
@@ -70,9 +73,19 @@ from .release import (
     parse_shares,
     parse_variance,
 )
-from .rounds import MAX_ROUNDS, repair_rounds, run_rounds
+from .rounds import (
+    MAX_ROUNDS,
+    grown_units,
+    noise_guarantees,
+    repair_rounds,
+    round_noises,
+    run_rounds,
+    split_for,
+)
 from .scaling import (
     SCALE_BITS,
+    binary_variances,
+    clip_grid,
     clip_levels,
     clipped_sum,
     integer_scales,
@@ -85,17 +98,15 @@ from .sparse import release_sets
 
 __all__ = ["LISTING_SHARES", "NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
 
-#: The noise's sigma^2 uses rho_3 (1 - 2^-NOISE_GUARD): the table's own terms fit below rho_3.
-NOISE_GUARD = 20
-
 #: The ratio of the gaps' geometric grid (spreads are estimated to within it).
 SPREAD_RATIO = Fraction(6, 5)
 
+#: The most ``delta0`` (the noise tables' tail mass in the zCDP statement) that the default
+#: ``K`` and tables may state: above it the constructor refuses.
+MAX_DELTA0 = Fraction(1, 1 << 20)
+
 #: The largest budget PLAN takes.
 MAX_RHO = 64
-
-#: The most clipping levels (each a rational power, kept as an integer).
-MAX_CLIP_COUNT = 1 << 16
 
 #: Columns sorted at once for the quantiles, and rows scaled at once: memory per block.
 COLUMN_BLOCK = 256
@@ -135,9 +146,12 @@ class PLAN:
             grid's lower end, public; the default for ``variance="binary"``, as the
             authors' binary PLAN does).
         units: ``K``, the grid of ``C/K`` on which rows are summed (default
-            ``16 ceil(sqrt(d))``, grown towards ``ceil(n/2)`` as far as the noise's
-            ``sigma^2 <= 2^28`` (its table exact at 128 bits), at most ``8191``; at
-            least ``ceil(sqrt(d))``).
+            ``16 ceil(sqrt(d))``, grown towards ``ceil(n/2)``, at most ``8191``, and
+            never beyond where the lightest round's noise has ``sigma^2 <= 2^28`` (its
+            table exact at 128 bits) unless that is below ``ceil(sqrt(d))``, the least
+            ``K``: :func:`.rounds.grown_units`).  With the default ``units``, noise
+            tables and radius, a statement whose tables leave ``delta0 > 2^-20`` is
+            refused (``MAX_DELTA0``).
         clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
             many levels as reach 1 unit).
         noise_radius, noise_precision: the discrete Gaussian's table (defaults: its own).
@@ -146,6 +160,10 @@ class PLAN:
             8 to 16 (:func:`.rounds.repair_rounds`) where no centre share up to 1/4
             keeps every median inside its data (:func:`.shares.shares_by_need`; with
             ``shares`` given, 1).
+        noise_split: the rounds' fractions of the noise's share, in order (``R``
+            positive fractions summing to 1; the combination weighs round ``t`` by
+            ``share_t/C_t^2``); by default even, except in repair rounds, where the first
+            ``R // 4`` take a quarter of an even share each (:func:`.rounds.light_split`).
 
     Raises:
         ParameterError: any parameter out of range, named.
@@ -174,6 +192,7 @@ class PLAN:
         noise_radius: object = None,
         noise_precision: object = None,
         rounds: object = None,
+        noise_split: Sequence[object] | None = None,
     ) -> None:
         self.grid = Grid(lower, upper, step)
         self.d = check_positive_int(d, "d")
@@ -254,23 +273,7 @@ class PLAN:
             self.accountant.add(self.spread.guarantee)
         # 3. the clipping radius: levels of a geometric grid (set per release: they
         #    depend on the scales), the selector's grid is the levels' indices.
-        self.clip_ratio = exact_fraction(clip_ratio, "clip_ratio")
-        if self.clip_ratio <= 1:
-            raise ParameterError(f"clip_ratio: got {self.clip_ratio}; it must be above 1")
-        # The largest norm is below sqrt(d) 2^SCALE_BITS: enough levels to reach 1 unit.
-        reach = Fraction(root << SCALE_BITS)
-        default_count = 1
-        while reach > 1:
-            reach /= self.clip_ratio
-            default_count += 1
-        self.clip_count = (
-            default_count if clip_count is None else check_positive_int(clip_count, "clip_count")
-        )
-        if self.clip_count > MAX_CLIP_COUNT:
-            raise ParameterError(
-                f"clip_count: got {self.clip_count}; at most {MAX_CLIP_COUNT} levels (a "
-                f"clip_ratio nearer 1 needs more: use a larger one)"
-            )
+        self.clip_ratio, self.clip_count = clip_grid(clip_ratio, clip_count, root)
         levels = Grid(0, max(1, self.clip_count - 1))
         if repairing:  # as many rounds as the radius quantiles can pay for (.rounds)
             self.rounds = repair_rounds(self.n, lambda r: self._clipped(levels, r_total / r))
@@ -279,7 +282,8 @@ class PLAN:
                 self.shares, self.n, lambda s: self._clipped(levels, s * self.rho)
             )
             r_total, noise_total = self.shares[2] * self.rho, self.shares[3] * self.rho
-        r_share, noise_share = r_total / self.rounds, noise_total / self.rounds
+        r_share = r_total / self.rounds
+        self.noise_split = split_for(self.rounds, noise_split, repairing)
         self._radius_share = r_share
         self.clipped = self._clipped(levels, r_share)
         if clipped is not None:
@@ -293,24 +297,27 @@ class PLAN:
         self.accountant.add(
             self.radius.guarantee("clipping radius (quantile of norms)"), self.rounds
         )
-        # 4. the noise: l2 sensitivity 2K units.
-        guarded = noise_share * (1 - Fraction(1, 1 << NOISE_GUARD))
+        # 4. the noise: l2 sensitivity 2K units, round t with its share rho_t.
+        round_shares = [noise_total * f for f in self.noise_split]
         if units is None:  # 0/1 rows all round alike: K grows to n/2 (proofs_notes/plan.md)
-            precise = isqrt(int(guarded * (1 << 27)))  # sigma^2 <= 2^28: exact 128-bit table
-            self.units = min(max(self.units, min(-(-self.n // 2), precise)), (1 << 13) - 1)
-        self.noise = DiscreteGaussian.from_variance(
-            Fraction((2 * self.units) ** 2) / (2 * guarded),
-            radius=noise_radius,
-            precision=noise_precision,
-        )
-        self.accountant.add(
-            self.noise.zcdp_vector(2 * self.units, self.d, "noise (l2 2K)"), self.rounds
-        )
+            self.units = grown_units(self.units, self.n, min(round_shares), root)
+        self.noises = round_noises(round_shares, self.units, noise_radius, noise_precision)
+        self.noise = self.noises[-1]
+        for guarantee, count in noise_guarantees(self.noise_split, self.noises, self.units, self.d):
+            self.accountant.add(guarantee, count)
         total = self.accountant.total()
         if total.rho is None or total.rho > self.rho:
             raise ParameterError(
                 f"rho: the steps compose to {total.rho}, above rho = {self.rho}; use larger "
                 f"noise tables (noise_precision) or a larger rho"
+            )
+        defaults = units is None and noise_radius is None and noise_precision is None
+        if defaults and total.rho_delta > MAX_DELTA0:  # never a statement that says little
+            raise ParameterError(
+                f"rho: got {short_fraction(self.rho)}; the default noise tables cannot certify "
+                f"it at d = {self.d}: their tails leave delta0 = {float(total.rho_delta):.2g} "
+                f"> 2^-20 (a round's share too small for K = {self.units}, or above about 10); "
+                f"use another rho, or give units or noise_precision to accept that delta0"
             )
 
     def _selector(
@@ -396,14 +403,7 @@ class PLAN:
             if self.variance_kind == "binary":
                 assert isinstance(self.spread, EllipticalGaussian)
                 estimates = self.spread.release_sums(sums(), rng).estimates
-                # Clamped to d^(-2/5) of the range from either end, as the authors' code
-                # does (plan_binary): a near-empty column keeps a spread of that order.
-                width = self.grid.upper - self.grid.lower
-                edge = width / max(4, int(gmpy2.iroot(gmpy2.mpz(self.d * self.d), 5)[0]))
-                low, high = self.grid.lower + edge, self.grid.upper - edge
-                means = [min(max(e / self.n, low), high) for e in estimates]
-                low, high = self.grid.lower, self.grid.upper
-                variances = [(q - low) * (high - q) for q in means]
+                variances = binary_variances(estimates, self.grid, self.d, self.n)
             else:
                 assert self._public is not None
                 variances = list(self._public)

@@ -68,6 +68,7 @@ class _Plan:
             "selection": plan.selection,
             "shares": [rational(s) for s in plan.shares],
             "rounds": json_int(plan.rounds),
+            "noise_split": [rational(f) for f in plan.noise_split],
             "units": json_int(plan.units),
             "clipped_rows": json_int(plan.clipped),
             "clip_ratio": rational(plan.clip_ratio),
@@ -77,8 +78,16 @@ class _Plan:
     def accuracy(self, beta: object) -> JSON:
         plan = self.plan
         sigma2 = plan.noise.sigma2
+        rounds: JSON = {}
+        if plan.rounds > 1:
+            rounds = {
+                "round_noise_sigma2_units": [
+                    None if t.sigma2 is None else rational(t.sigma2) for t in plan.noises
+                ]
+            }
         return {
             "noise_sigma2_units": None if sigma2 is None else rational(sigma2),
+            **rounds,
             "statement": "the noise on each coordinate's sum is the discrete Gaussian of "
             "variance noise_sigma2_units in units of C/K (the release's clip_radius/units, "
             "times step/(n scale_i) in the data's units); rounding to that grid moves a "
@@ -90,8 +99,9 @@ class _Plan:
                 ""
                 if plan.rounds == 1
                 else f"; with {plan.rounds} rounds (each its own radius and noise, "
-                "sigma^2 as stated), the estimate is their inverse-variance mean (weights "
-                "1/C_t^2, the release's rounds)"
+                "round_noise_sigma2_units; noise_sigma2_units is the last round's), the "
+                "estimate is their inverse-variance mean (weights noise_split_t/C_t^2, the "
+                "release's rounds)"
             ),
         }
 

@@ -31,8 +31,8 @@ __all__ = [
 #: PLAN's neighbour relation.
 NEIGHBOURS = "replace one row (a whole vector); n is public"
 
-#: The ``"version"`` of a ``"plan-mean"`` release.
-PLAN_RELEASE_VERSION = 1
+#: The ``"version"`` of a ``"plan-mean"`` release (2: each round states its noise share).
+PLAN_RELEASE_VERSION = 2
 
 #: Listing 5.1's split: 1/4 of rho to centre and spread (1/4 and 3/4 of it), then
 #: 1/4 of the rest to the clipping radius and 3/4 to the noise.
@@ -41,11 +41,14 @@ LISTING_SHARES = (Fraction(1, 16), Fraction(3, 16), Fraction(3, 16), Fraction(9,
 
 @dataclass(frozen=True)
 class Round:
-    """One round's public outputs: its centre (grid values), radius ``C_t`` and estimates."""
+    """One round's public outputs: its centre (grid values), radius ``C_t`` and estimates,
+    and ``share``, its fraction of the noise's share of ``rho`` (public; it weighs the round
+    in :func:`.rounds.combine`)."""
 
     centre: tuple[Fraction, ...]
     radius: int
     estimates: tuple[Fraction, ...]
+    share: Fraction = Fraction(1)
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class MeanRelease:
     version: int = PLAN_RELEASE_VERSION
     #: With repair rounds, each round's centre, clipping radius and estimates
     #: (``centre`` is the first's, ``radius`` the last's, ``estimates`` their
-    #: inverse-variance mean, :func:`.rounds.combine`).
+    #: inverse-variance mean, :func:`.rounds.combine`, weighted by each round's noise share).
     rounds: tuple[Round, ...] = ()
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -85,6 +88,7 @@ class MeanRelease:
                 {
                     "centre": [rational(c) for c in r.centre],
                     "clip_radius": json_int(r.radius),
+                    "noise_share": rational(r.share),
                     "estimates": [rational(e) for e in r.estimates],
                 }
                 for r in self.rounds
@@ -129,6 +133,7 @@ OWN_PARAMETERS = frozenset(
         *("lower", "upper", "step", "d", "n", "rho", "p", "variance", "selection", "beta"),
         *("shares", "units", "clip_ratio", "clip_count", "noise_radius", "noise_precision"),
         *("centre", "clipped", "shares[0]", "shares[1]", "shares[2]", "shares[3]", "rounds"),
+        "noise_split",
     )
 )
 
@@ -145,7 +150,7 @@ def naming_rho(init: F) -> F:
             init(self, *args, **kwargs)
         except FiniteDPError as error:
             message = str(error)
-            if message.split(":")[0] in OWN_PARAMETERS:
+            if message.split(":")[0].split("[")[0] in OWN_PARAMETERS:
                 raise
             rho = short_fraction(exact_fraction(kwargs.get("rho"), "rho"))
             raise type(error)(

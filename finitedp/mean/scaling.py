@@ -13,26 +13,37 @@ one bound privacy needs: a clipped row's norm is at most ``K`` grid units.
   (Line 4's ``Sigma^(-1/(p+2))``, with ``tau_i`` a standard-deviation estimate).
 * :func:`norm_bounds`: ``N_j = ceil(||w_j||_2)`` per row, exactly (int64 numpy and
   one Python integer per row).
-* :func:`clip_levels`: the geometric grid of clipping radii (Line 6's quantile).
+* :func:`clip_levels`: the geometric grid of clipping radii (Line 6's quantile), and
+  :func:`level_count`, how many levels reach from the largest norm down to 1.
+* :func:`binary_variances`: Section 5.7.1's binary spreads from the private column sums.
 * :func:`clipped_sum`: Line 8's ``sum_j min(C/||y_j||, 1) y_j`` on a grid of ``C/K``,
   every row of norm at most ``K`` units (exactly, in integers).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from math import isqrt
 
 import gmpy2
 import numpy as np
 
+from ..errors import ParameterError
+from ..params import check_positive_int, exact_fraction, short_fraction
+from ..selection.quantile import Grid
+
 __all__ = [
+    "MAX_CLIP_COUNT",
     "SCALE_BITS",
+    "binary_variances",
     "budget_epsilon",
     "ceil_sqrt",
+    "clip_grid",
     "clip_levels",
     "clipped_sum",
     "integer_scales",
+    "level_count",
     "level_of",
     "norm_bounds",
     "sqrt_floor",
@@ -52,6 +63,21 @@ def sqrt_floor(x: Fraction, bits: int = 64) -> Fraction:
         return Fraction(0)
     shift = 2 * bits
     return Fraction(isqrt((x.numerator << shift) // x.denominator), 1 << bits)
+
+
+def binary_variances(sums: Sequence[Fraction], grid: Grid, d: int, n: int) -> list[Fraction]:
+    """``(q - lower)(upper - q)`` for each column mean ``q = sum/n``, ``q`` first clamped to
+    ``d^(-2/5)`` of the range from either end (Section 5.7.1; the authors' ``plan_binary``
+    clamps the same way): a near-empty column keeps a spread of that order.
+
+    >>> binary_variances([Fraction(0), Fraction(5)], Grid(0, 1), 32, 10)
+    [Fraction(3, 16), Fraction(1, 4)]
+    """
+    width = grid.upper - grid.lower
+    edge = width / max(4, int(gmpy2.iroot(gmpy2.mpz(d * d), 5)[0]))
+    low, high = grid.lower + edge, grid.upper - edge
+    means = [min(max(e / n, low), high) for e in sums]
+    return [(q - grid.lower) * (grid.upper - q) for q in means]
 
 
 def budget_epsilon(rho: Fraction, bounded_range: bool) -> Fraction:
@@ -129,6 +155,65 @@ def clip_levels(largest: int, ratio: Fraction, levels: int) -> list[int]:
         out.append(-(-scale.numerator // scale.denominator))
         scale /= ratio
     return out[::-1]
+
+
+#: The most clipping levels (each a rational power, kept as an integer).
+MAX_CLIP_COUNT = 1 << 16
+
+
+def clip_grid(ratio: object, count: object, root: int) -> tuple[Fraction, int]:
+    """``clip_ratio`` and ``clip_count`` checked; the count by default reaches from the
+    largest norm (below ``sqrt(d) 2^SCALE_BITS``, ``root = ceil(sqrt(d))``) down to 1 unit.
+
+    Raises:
+        ParameterError: a ratio not above 1 or wider than 64 bits, or more than
+            ``MAX_CLIP_COUNT`` levels, naming the parameter.
+    """
+    r = exact_fraction(ratio, "clip_ratio")
+    if not r > 1 or max(r.as_integer_ratio()) >> 64:
+        raise ParameterError(
+            f"clip_ratio: got {short_fraction(r)}; it must be above 1, with numerator and "
+            f"denominator below 2^64"
+        )
+    if count is None:
+        levels = level_count(root << SCALE_BITS, r, MAX_CLIP_COUNT)
+        if levels > MAX_CLIP_COUNT:
+            raise ParameterError(
+                f"clip_ratio: got {short_fraction(r)}; the radii from the largest norm down "
+                f"to 1 need more than {MAX_CLIP_COUNT} levels: use a larger one"
+            )
+        return r, levels
+    levels = check_positive_int(count, "clip_count")
+    if levels > MAX_CLIP_COUNT:
+        raise ParameterError(f"clip_count: got {levels}; at most {MAX_CLIP_COUNT} levels")
+    return r, levels
+
+
+def level_count(top: int, ratio: Fraction, most: int) -> int:
+    """``1 + k`` for the least ``k`` with ``ratio^k >= top`` (the levels ``top, top/ratio,
+    ...`` reach 1), or ``most + 1`` when that is more than ``most``.
+
+    A doubling then a bisection on ``k``: the integers are ``k`` times ``ratio``'s bits,
+    never more than about twice the answer's, so a ``ratio`` near 1 is refused fast.
+
+    >>> level_count(1000, Fraction(2), 100), level_count(1000, Fraction(2), 10)
+    (11, 11)
+    >>> level_count(2**40, Fraction(100000001, 100000000), 65536)
+    65537
+    """
+
+    def reaches(k: int) -> bool:
+        return bool(ratio.numerator**k >= top * ratio.denominator**k)
+
+    low, high = 0, 1
+    while not reaches(high):
+        if high >= most:
+            return most + 1
+        low, high = high + 1, min(2 * high, most)
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if reaches(mid) else (mid + 1, high)
+    return low + 1
 
 
 def level_of(bounds: list[int], levels: list[int]) -> np.ndarray:

@@ -6,9 +6,11 @@ Coordinate ``i``'s noise is the discrete Gaussian of variance ``sigma^2`` (the
 document's ``accuracy.noise_sigma2_units``) in units of ``C/K``, then divided by
 ``n P_i`` and multiplied by the grid step: its standard deviation in the data's
 units is ``sigma C step/(K n P_i)``; with repair rounds (a ``rounds`` list, whose
-estimates are combined by inverse variance) ``C^2`` becomes ``1/sum_t C_t^-2``, folded
-into ``sigma2`` here.  The bars are ``+-2`` of those (about 95 %
-of the noise alone; clipping's bias is not in them, as the document says).
+estimates are combined by inverse variance, weights ``s_t/C_t^2`` for each round's
+``noise_share`` ``s_t``; 1 each where a document has none) ``sigma^2 C^2`` (the last
+round's) becomes ``sigma^2 s_R/sum_t (s_t/C_t^2)``, folded into ``sigma2`` here.  The
+bars are ``+-2`` of those (about 95 % of the noise alone; clipping's bias is not in
+them, as the document says).
 Everything is read from the document as exact fractions and converted to floats
 only to be drawn.
 
@@ -22,6 +24,10 @@ only to be drawn.
 >>> doc["release"]["rounds"] = [{"clip_radius": 16}, {"clip_radius": 8}]
 >>> mean_series(doc, "doc").sigma2                          # 4 / (64 (1/256 + 1/64))
 Fraction(16, 5)
+>>> doc["release"]["rounds"][0]["noise_share"] = "1/4"       # the first round lighter
+>>> doc["release"]["rounds"][1]["noise_share"] = "3/4"
+>>> mean_series(doc, "doc").sigma2                    # 4 (3/4) / (64 (1/1024 + 3/256))
+Fraction(48, 13)
 """
 
 from __future__ import annotations
@@ -73,12 +79,16 @@ def mean_series(document: Any, name: str) -> MeanSeries:
     sigma2 = exact_fraction(
         _field(_field(document, "accuracy", name), "noise_sigma2_units", name), "sigma2"
     )
-    if "rounds" in release:  # the rounds' inverse-variance mean: C^2 becomes 1/sum_t C_t^-2
+    if "rounds" in release:  # the rounds' inverse-variance mean (weights s_t/C_t^2)
         rounds = release["rounds"]
         radii = [int(_field(r, "clip_radius", name)) for r in rounds] if rounds else []
         if not isinstance(rounds, list) or not radii or min(radii) <= 0 or radius <= 0:
             raise ParameterError(f"{name}: rounds: a list of rounds with positive clip_radius")
-        sigma2 /= radius * radius * sum((Fraction(1, r * r) for r in radii), Fraction(0))
+        shares = [exact_fraction(r.get("noise_share", 1), "noise_share") for r in rounds]
+        if min(shares) <= 0:
+            raise ParameterError(f"{name}: rounds: every noise_share must be positive")
+        weights = sum((s / (r * r) for s, r in zip(shares, radii, strict=True)), Fraction(0))
+        sigma2 *= shares[-1] / (radius * radius * weights)
     steps = [exact_fraction(_field(c, "step", name), "step") for c in columns]
     deviations = tuple(
         Fraction(radius, units * n * scale) * step
