@@ -511,6 +511,21 @@ def test_the_stated_limits_are_their_edges() -> None:
     assert [PLAN(0, 1, d=d, n=4, rho=1).units for d in (1, 2, 5)] == [16, 32, 48]
 
 
+def test_k_reaches_8191_where_16_sqrt_d_passes_it_and_a_two_point_grid_has_two_levels() -> None:
+    """Survivors of a mutation run: at d > 2^18 the default K starts at 8191 (not 8190),
+    which shows where n/2 is small and the lightest round's table allows 8191; and a
+    grid of two points keeps two gap levels (T_0 = 1, T_1 = 2), the spread selector's
+    grid, so a drawn level 1 has a spread."""
+    wide = PLAN(-1, 1, d=300_000, n=100, rho=24, step=1)
+    assert (wide.units, wide.rounds, min(wide.noise_split)) == (8191, 8, Fraction(1, 32))
+    two = PLAN(0, 1, d=16, n=20, rho="1/100", variance="gaussian")
+    assert two.gap_levels == [1, 2]
+    rows = np.array([[j % 2] * 16 for j in range(20)])
+    tau = two.spread_of(rows, SeededSource(b"\x00"))
+    mean = sum(tau, Fraction(0)) / 32  # each spread is T_k plus the mean of the T_k
+    assert {t - mean for t in tau} == {1, 2}
+
+
 def test_a_clip_ratio_near_1_or_too_wide_is_refused_fast() -> None:
     """The default level count reaches from the largest norm to 1 unit without a loop of
     that many divisions: a ratio of 1 + 10^-8 (before, a loop of about 3 * 10^9 steps)
