@@ -153,7 +153,7 @@ def test_repair_rounds_are_the_most_whose_radius_clips_at_most_an_eighth() -> No
     assert asked == list(range(16, 8, -1))  # 8 itself is never asked: it is the floor
 
 
-def tiny_rounds() -> PLAN:
+def tiny_rounds(split: list[str] | None = None) -> PLAN:
     return PLAN(
         -1,
         1,
@@ -166,14 +166,14 @@ def tiny_rounds() -> PLAN:
         noise_radius=12,
         shares=LISTING_SHARES,
         rounds=2,
+        noise_split=split,
     )
 
 
-def test_two_rounds_are_private_at_the_accountants_epsilon() -> None:
+def assert_private_at_the_accountants_epsilon(plan: PLAN) -> None:
     """Every neighbour pair of n = 2 rows over {-1, 0, 1} (d = 1): the exact hockey-stick
-    delta of (centre, spread, level 1, noisy sums 1, level 2, noisy sums 2) at the
-    accountant's eps for delta = 10^-3 is at most 10^-3, and above it at a quarter of eps."""
-    plan = tiny_rounds()
+    delta at the accountant's eps for delta = 10^-3 is at most 10^-3, and above it at a
+    quarter of eps."""
     delta = Fraction(1, 1000)
     eps = plan.epsilon_for(delta)
     datasets = list(itertools.product(range(3), repeat=2))
@@ -184,6 +184,13 @@ def test_two_rounds_are_private_at_the_accountants_epsilon() -> None:
     worst = max(hockey_stick(laws[i], laws[j], exp_eps, noise) for i, j in pairs)
     assert 0 < worst <= delta
     assert max(hockey_stick(laws[i], laws[j], quarter, noise) for i, j in pairs) > delta
+
+
+def test_two_rounds_are_private_at_the_accountants_epsilon() -> None:
+    """Every neighbour pair of n = 2 rows over {-1, 0, 1} (d = 1): the exact hockey-stick
+    delta of (centre, spread, level 1, noisy sums 1, level 2, noisy sums 2) at the
+    accountant's eps for delta = 10^-3 is at most 10^-3, and above it at a quarter of eps."""
+    assert_private_at_the_accountants_epsilon(tiny_rounds())
 
 
 def test_auto_selection_keeps_the_exponential_where_it_places_every_median() -> None:
@@ -318,18 +325,7 @@ def test_rounds_weigh_by_their_noise_share_and_state_it() -> None:
 def test_two_rounds_with_an_uneven_split_are_private_at_the_accountants_epsilon() -> None:
     """As the even check above, with the first round at 1/4 of the noise share and the
     second at 3/4: each round's own table, the accountant's sum of both."""
-    base = tiny_rounds()
-    plan = PLAN(-1, 1, d=1, n=2, rho=2, units=1, clip_ratio=2, clip_count=3, noise_radius=12,
-                shares=LISTING_SHARES, rounds=2, noise_split=["1/4", "3/4"])  # fmt: skip
+    base, plan = tiny_rounds(), tiny_rounds(["1/4", "3/4"])
     assert plan.noises[0].sigma2 == 2 * base.noise.sigma2  # type: ignore[operator]
     assert plan.noise.sigma2 == base.noise.sigma2 * Fraction(2, 3)  # type: ignore[operator]
-    delta = Fraction(1, 1000)
-    eps = plan.epsilon_for(delta)
-    datasets = list(itertools.product(range(3), repeat=2))
-    laws = [two_rounds_law(plan, np.array(ds).reshape(2, 1)) for ds in datasets]
-    noise = NoiseDivergence(plan)
-    exp_eps, quarter = exp_bounds(eps, 64)[0], exp_bounds(eps / 4, 64)[1]
-    pairs = list(neighbours([tuple((x,) for x in ds) for ds in datasets]))
-    worst = max(hockey_stick(laws[i], laws[j], exp_eps, noise) for i, j in pairs)
-    assert 0 < worst <= delta
-    assert max(hockey_stick(laws[i], laws[j], quarter, noise) for i, j in pairs) > delta
+    assert_private_at_the_accountants_epsilon(plan)

@@ -48,6 +48,32 @@ def test_other_releases_are_refused() -> None:
         mean_series({}, "x.json")
 
 
+def test_malformed_documents_are_refused_and_the_bars_are_two_deviations(release: Path) -> None:
+    """Edges of the document checks (columns not a list, a round's radius 0 refused and 1
+    accepted, a share 0 refused) and the drawn bars: exactly ``2 sigma`` deviations."""
+    good = json.loads(release.read_text(encoding="utf-8"))
+    series = mean_series(good, "r.json")
+    sigma = float(Fraction(good["accuracy"]["noise_sigma2_units"])) ** 0.5
+    assert series.bars() == [2 * sigma * float(d) for d in series.deviations]
+    bad = json.loads(release.read_text(encoding="utf-8"))
+    bad["parameters"]["columns"] = {"name": "a"}
+    with pytest.raises(ParameterError, match="columns: one per estimate"):
+        mean_series(bad, "r.json")
+    scales = json.loads(release.read_text(encoding="utf-8"))
+    scales["release"]["scales"].append(1)  # columns and estimates agree, scales do not
+    with pytest.raises(ParameterError, match="columns: one per estimate"):
+        mean_series(scales, "r.json")
+    rounds = json.loads(release.read_text(encoding="utf-8"))
+    rounds["release"]["rounds"] = [{"clip_radius": 1}, {"clip_radius": 2}]
+    mean_series(rounds, "r.json")  # a radius of 1 is a radius
+    rounds["release"]["rounds"][0]["clip_radius"] = 0
+    with pytest.raises(ParameterError, match="positive clip_radius"):
+        mean_series(rounds, "r.json")
+    rounds["release"]["rounds"][0] = {"clip_radius": 1, "noise_share": "0"}
+    with pytest.raises(ParameterError, match="every noise_share must be positive"):
+        mean_series(rounds, "r.json")
+
+
 @pytest.mark.skipif(not HAS_MATPLOTLIB, reason="needs the plot extra (matplotlib)")
 def test_the_picture_is_written(
     release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

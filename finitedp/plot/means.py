@@ -56,6 +56,11 @@ class MeanSeries:
     deviations: tuple[Fraction, ...]
     sigma2: Fraction
 
+    def bars(self) -> list[float]:
+        """The drawn half-widths, ``2 sigma deviations_i``: floats, for display only."""
+        sigma = sqrt(float(self.sigma2))
+        return [2 * sigma * float(dev) for dev in self.deviations]
+
 
 _field = functools.partial(document_field, kind="a plan-mean release")
 
@@ -72,7 +77,7 @@ def mean_series(document: Any, name: str) -> MeanSeries:
     columns = _field(_field(document, "parameters", name), "columns", name)
     estimates = tuple(exact_fraction(e, "estimates") for e in _field(release, "estimates", name))
     scales = [int(s) for s in _field(release, "scales", name)]
-    if not isinstance(columns, list) or len(columns) != len(estimates) != len(scales):
+    if not isinstance(columns, list) or len({len(columns), len(estimates), len(scales)}) > 1:
         raise ParameterError(f"{name}: parameters.columns: one per estimate")
     n, radius = int(_field(release, "n", name)), int(_field(release, "clip_radius", name))
     units = int(_field(release, "units", name))
@@ -112,10 +117,9 @@ def plot_means(document: Any, name: str, out_path: str | Path) -> Path:
     matplotlib = _require_matplotlib()
     import matplotlib.pyplot as plt
 
-    sigma = sqrt(float(series.sigma2))
     xs = list(range(len(series.names)))
     ys = [float(e) for e in series.estimates]
-    bars = [2 * sigma * float(dev) for dev in series.deviations]
+    bars = series.bars()
     with matplotlib.rc_context(_rc(matplotlib)):
         figure, axes = plt.subplots(figsize=(max(6.0, 0.25 * len(xs)), 4))
         axes.errorbar(xs, ys, yerr=bars, fmt="o", ms=3, capsize=2, color="tab:green")
