@@ -287,6 +287,15 @@ def test_repair_rounds_split_the_noise_and_account_each_table() -> None:
     assert asked.noise_split == (Fraction(1, 12),) * 12 and len(set(asked.noises)) == 1
 
 
+def test_a_table_the_user_sized_is_named_in_its_error() -> None:
+    """An impossible noise_radius or noise_precision is the user's parameter, not rho's."""
+    base = {"d": 4, "n": 100, "rho": 1}
+    with pytest.raises(ParameterError, match=r"^noise_radius: no noise table with it \(radius"):
+        PLAN(-1, 1, **base, noise_radius=10**12)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match=r"^noise_precision: no noise table .*at most 256"):
+        PLAN(-1, 1, **base, noise_precision=10**9)  # type: ignore[arg-type]
+
+
 def test_noise_split_is_checked() -> None:
     base = {"d": 2, "n": 40, "rho": 4, "step": "1/2", "rounds": 2}
     ok = PLAN(-2, 2, **base, noise_split=["1/4", Fraction(3, 4)])  # type: ignore[arg-type]

@@ -142,7 +142,8 @@ F = TypeVar("F", bound=Callable[..., None])
 
 def naming_rho(init: F) -> F:
     """Errors of PLAN's inner steps (a table too small or too large for a share of
-    ``rho``) are re-raised naming ``rho``, the parameter the user can change."""
+    ``rho``) are re-raised naming ``rho``, the parameter the user can change, or
+    ``noise_radius`` / ``noise_precision`` when the user gave the table's."""
 
     @functools.wraps(init)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -152,6 +153,9 @@ def naming_rho(init: F) -> F:
             message = str(error)
             if message.split(":")[0].split("[")[0] in OWN_PARAMETERS:
                 raise
+            for inner, own in (("radius", "noise_radius"), ("precision", "noise_precision")):
+                if message.startswith(f"{inner}:") and kwargs.get(own) is not None:
+                    raise type(error)(f"{own}: no noise table with it ({message})") from None
             rho = short_fraction(exact_fraction(kwargs.get("rho"), "rho"))
             raise type(error)(
                 f"rho: got {rho}; a step of PLAN cannot be built with its share ({message})"
