@@ -687,9 +687,9 @@ def test_the_centre_and_spreads_are_medians_and_the_grid_of_k_stops_below_2_to_1
     many = PLAN(-20, 20, d=8, n=20_000, rho=1, step="1/16")
     assert many.units == (1 << 13) - 1 < many.n // 2  # n/2 and the table's bound exceed it
     # 16 ceil(sqrt(d)) > 8191, but K stops where the lightest round's table stays exact
-    # (sigma^2 <= 2^28): 8 repair rounds here, the lightest with 1/32 of the noise share
-    wide = PLAN(-1, 1, d=300_000, n=100, rho=1, step=1)
+    # (sigma^2 <= 2^28): here 8 rounds asked for, each with 1/8 of the noise share
+    wide = PLAN(-1, 1, d=300_000, n=100, rho=1, step=1, rounds=8)
     least = min(wide.noise_split) * wide.shares[3] * (1 - Fraction(1, 2**20))
-    assert (wide.rounds, min(wide.noise_split)) == (8, Fraction(1, 32))
-    assert wide.units == isqrt(int(least * 2**27)) == 1773 < (1 << 13) - 1
+    assert (wide.rounds, min(wide.noise_split)) == (8, Fraction(1, 8))
+    assert wide.units == isqrt(int(least * 2**27)) == 3547 < (1 << 13) - 1
     assert all(t.sigma2 is not None and t.sigma2 <= 2**28 for t in wide.noises)

@@ -338,3 +338,30 @@ def test_two_rounds_with_an_uneven_split_are_private_at_the_accountants_epsilon(
     assert plan.noises[0].sigma2 == 2 * base.noise.sigma2  # type: ignore[operator]
     assert plan.noise.sigma2 == base.noise.sigma2 * Fraction(2, 3)  # type: ignore[operator]
     assert_private_at_the_accountants_epsilon(plan)
+
+
+def test_no_repair_where_eight_rounds_radii_would_clip_most_rows() -> None:
+    """rounds.REPAIR_VIABLE: at n = 600, d = 128, rho = 1/32 no centre share up to 1/4
+    places every median, but eight rounds' radius quantiles (rho_r/8 each) would clip
+    521 of the 600 rows: their radii are nearly uniform over the levels and the estimate
+    stays at the lost centre.  One round buys the centre instead (1/2 of rho), and its
+    error is several times smaller; at d = 256, rho = 1/8 eight rounds clip 273 <= 300
+    and repair (test_rounds_repair_a_centre_lost_in_high_dimension)."""
+    from finitedp.mean.rounds import REPAIR_VIABLE
+
+    assert Fraction(1, 2) == REPAIR_VIABLE
+    d, n = 128, 600
+    gen = np.random.default_rng(1)
+    rows = np.round(gen.normal(0, 1, (n, d)) * 4).astype(np.int64) + 200  # grid 1/4 on [-50, 50]
+    plan = PLAN(-50, 50, d=d, n=n, rho="1/32", step="1/4")
+    assert (plan.rounds, plan.shares[0], plan.noise_split) == (1, Fraction(1, 2), (Fraction(1),))
+    forced = PLAN(-50, 50, d=d, n=n, rho="1/32", step="1/4", rounds=8)
+    assert forced.clipped == 521 > REPAIR_VIABLE * n and plan.clipped == 200
+    truth = rows.mean(axis=0) / 4 - 50
+
+    def error(p: PLAN) -> float:
+        estimates = p.release_indices(rows, SeededSource(b"v")).estimates
+        return float(np.linalg.norm([float(e) for e in estimates] - truth))
+
+    one, eight = error(plan), error(forced)
+    assert one * 3 < eight

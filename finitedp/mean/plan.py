@@ -75,6 +75,8 @@ from .release import (
 )
 from .rounds import (
     MAX_ROUNDS,
+    REPAIR_ROUNDS,
+    REPAIR_VIABLE,
     grown_units,
     noise_guarantees,
     repair_rounds,
@@ -88,6 +90,7 @@ from .scaling import (
     clip_grid,
     clip_levels,
     clipped_sum,
+    gap_levels,
     integer_scales,
     level_of,
     norm_bounds,
@@ -159,7 +162,8 @@ class PLAN:
             far, :mod:`.rounds`; at most ``MAX_ROUNDS``); by default 1, or
             8 to 16 (:func:`.rounds.repair_rounds`) where no centre share up to 1/4
             keeps every median inside its data (:func:`.shares.shares_by_need`; with
-            ``shares`` given, 1).
+            ``shares`` given, 1), unless eight rounds' radius quantiles would clip
+            more than half the rows (``REPAIR_VIABLE``): then 1.
         noise_split: the rounds' fractions of the noise's share, in order (``R``
             positive fractions summing to 1; the combination weighs round ``t`` by
             ``share_t/C_t^2``); by default even, except in repair rounds, where the first
@@ -236,11 +240,7 @@ class PLAN:
         # The pairs' gaps |x - y| (grid units) are read on a geometric grid: level k
         # covers gaps up to T_k = ceil(r^k); the spread is a constant-factor estimate,
         # and a few dozen levels (not 2M/step points) keep the median's tail short.
-        self.gap_levels = [1]
-        while self.gap_levels[-1] < self.span or len(self.gap_levels) < 2:  # the grid's 2 points
-            k = len(self.gap_levels)
-            power = SPREAD_RATIO**k
-            self.gap_levels.append(-(-power.numerator // power.denominator))
+        self.gap_levels = gap_levels(self.span, SPREAD_RATIO)
         self._gap_grid = Grid(0, max(1, len(self.gap_levels) - 1))
         public = self._public is not None
         asked = None if rounds is None else check_positive_int(rounds, "rounds")
@@ -253,7 +253,14 @@ class PLAN:
             if selection == "auto" and not placed:  # the Gaussian search fails less far out
                 self.selection = "gaussian"
                 self.shares, self.rounds, _ = shares_by_need(self, public, asked)
+        self.clip_ratio, self.clip_count = clip_grid(clip_ratio, clip_count, root)
+        levels = Grid(0, max(1, self.clip_count - 1))
         repairing = shares is None and asked is None and self.rounds > 1
+        if repairing and self._clipped(levels, self.shares[2] * self.rho / REPAIR_ROUNDS) > (
+            REPAIR_VIABLE * self.n
+        ):  # the rounds' radii would clip most rows: one round buys the centre instead
+            self.shares, self.rounds, _ = shares_by_need(self, public, 1)
+            repairing = False
         c_share, v_share, r_total, noise_total = (s * self.rho for s in self.shares)
         self.accountant = Accountant(NEIGHBOURS)
         # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
@@ -273,8 +280,6 @@ class PLAN:
             self.accountant.add(self.spread.guarantee)
         # 3. the clipping radius: levels of a geometric grid (set per release: they
         #    depend on the scales), the selector's grid is the levels' indices.
-        self.clip_ratio, self.clip_count = clip_grid(clip_ratio, clip_count, root)
-        levels = Grid(0, max(1, self.clip_count - 1))
         if repairing:  # as many rounds as the radius quantiles can pay for (.rounds)
             self.rounds = repair_rounds(self.n, lambda r: self._clipped(levels, r_total / r))
         elif shares is None and self.rounds == 1:  # the radius' spare share to the noise

@@ -42,6 +42,7 @@ __all__ = [
     "clip_grid",
     "clip_levels",
     "clipped_sum",
+    "gap_levels",
     "integer_scales",
     "level_count",
     "level_of",
@@ -155,6 +156,20 @@ def clip_levels(largest: int, ratio: Fraction, levels: int) -> list[int]:
         out.append(-(-scale.numerator // scale.denominator))
         scale /= ratio
     return out[::-1]
+
+
+def gap_levels(span: int, ratio: Fraction) -> list[int]:
+    """``T_k = ceil(ratio^k)`` for ``k = 0, 1, ...`` until ``T_k >= span``, at least two
+    (a grid of two points has gaps 0 and 1, and the spread's selector two levels).
+
+    >>> gap_levels(10, Fraction(6, 5)), gap_levels(1, Fraction(6, 5))
+    ([1, 2, 2, 2, 3, 3, 3, 4, 5, 6, 7, 8, 9, 11], [1, 2])
+    """
+    levels = [1]
+    while levels[-1] < span or len(levels) < 2:
+        power = ratio ** len(levels)
+        levels.append(-(-power.numerator // power.denominator))
+    return levels
 
 
 #: The most clipping levels (each a rational power, kept as an integer).
