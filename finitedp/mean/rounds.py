@@ -122,10 +122,10 @@ def light_split(rounds: int) -> tuple[Fraction, ...]:
     into the data's spread.  A quarter of an even share each does that a round or so
     later than a full share (each round shrinks the centre's error by a factor that
     grows with ``sqrt(rho_t)``), and the rounds that count get the rest.  Public values
-    only: the guarantee is the accountant's sum either way.  Measured (Gaussian A,
-    ``n = 4000``, 8 data sets): l2 error 1.078 -> 1.018 at ``d = 512``, ``rho = 1/16``
-    (12 rounds); 5.52 -> 5.37 and 3.44 -> 3.35 at ``d = 2048``, ``rho = 1/16`` and
-    ``1/8`` (proofs_notes/plan.md, "Repair rounds").
+    only: the guarantee is the accountant's sum either way.  Measured on the same data
+    and seeds (Gaussian A, ``n = 4000``, median l2 error): 1.081 -> 1.039 at ``d = 512``,
+    ``rho = 1/16`` (12 rounds, 24 data sets); 3.50 -> 3.44 at ``d = 2048``, ``rho = 1/8``
+    (16 rounds, 16 data sets) (proofs_notes/plan.md, "Repair rounds").
 
     >>> light_split(12)[:4], sum(light_split(12))
     ((Fraction(1, 48), Fraction(1, 48), Fraction(1, 48), Fraction(5, 48)), Fraction(1, 1))
