@@ -75,14 +75,12 @@ from .release import (
 )
 from .rounds import (
     MAX_ROUNDS,
-    REPAIR_ROUNDS,
-    REPAIR_VIABLE,
     grown_units,
     noise_guarantees,
-    repair_rounds,
     round_noises,
     run_rounds,
     split_for,
+    viable_rounds,
 )
 from .scaling import (
     SCALE_BITS,
@@ -256,11 +254,12 @@ class PLAN:
         self.clip_ratio, self.clip_count = clip_grid(clip_ratio, clip_count, root)
         levels = Grid(0, max(1, self.clip_count - 1))
         repairing = shares is None and asked is None and self.rounds > 1
-        if repairing and self._clipped(levels, self.shares[2] * self.rho / REPAIR_ROUNDS) > (
-            REPAIR_VIABLE * self.n
-        ):  # the rounds' radii would clip most rows: one round buys the centre instead
-            self.shares, self.rounds, _ = shares_by_need(self, public, 1)
-            repairing = False
+        if repairing:  # as many rounds as the radius quantiles can pay for, or one (.rounds)
+            radius_total = self.shares[2] * self.rho
+            self.rounds = viable_rounds(self.n, lambda r: self._clipped(levels, radius_total / r))
+            if self.rounds == 1:  # the rounds would clip most rows: one round buys the centre
+                self.shares, self.rounds, _ = shares_by_need(self, public, 1)
+                repairing = False
         c_share, v_share, r_total, noise_total = (s * self.rho for s in self.shares)
         self.accountant = Accountant(NEIGHBOURS)
         # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
@@ -280,9 +279,7 @@ class PLAN:
             self.accountant.add(self.spread.guarantee)
         # 3. the clipping radius: levels of a geometric grid (set per release: they
         #    depend on the scales), the selector's grid is the levels' indices.
-        if repairing:  # as many rounds as the radius quantiles can pay for (.rounds)
-            self.rounds = repair_rounds(self.n, lambda r: self._clipped(levels, r_total / r))
-        elif shares is None and self.rounds == 1:  # the radius' spare share to the noise
+        if shares is None and self.rounds == 1:  # the radius' spare share to the noise
             self.shares = lighter_radius(
                 self.shares, self.n, lambda s: self._clipped(levels, s * self.rho)
             )

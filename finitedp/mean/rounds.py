@@ -58,6 +58,7 @@ __all__ = [
     "round_noises",
     "run_rounds",
     "split_for",
+    "viable_rounds",
 ]
 
 #: The most rounds PLAN takes (each a radius quantile and ``d`` noise draws).
@@ -112,6 +113,14 @@ def repair_rounds(n: int, clipped: Callable[[int], int]) -> int:
         if clipped(rounds) <= REPAIR_CLIPPED * n:
             return rounds
     return REPAIR_ROUNDS
+
+
+def viable_rounds(n: int, clipped: Callable[[int], int]) -> int:
+    """:func:`repair_rounds`, or 1 (no repair) where even ``REPAIR_ROUNDS`` rounds' radius
+    quantiles would leave more than ``REPAIR_VIABLE n`` rows beyond the radius."""
+    if clipped(REPAIR_ROUNDS) > REPAIR_VIABLE * n:
+        return 1
+    return repair_rounds(n, clipped)
 
 
 def light_split(rounds: int) -> tuple[Fraction, ...]:
