@@ -189,12 +189,13 @@ def test_more_conversion_edges_and_integer_orders() -> None:
     for delta in (Fraction(0), Fraction(1)):
         with pytest.raises(ParameterError):
             zcdp_to_dp_bs(Fraction(1), delta)
-    # pinned values (the least epsilon to 2^-32, at integer orders only)
+    # pinned values (CKS20 Prop 12 at the best integer order, to 2^-32): alpha = 6 and 7.
+    # 7/8 + (ln 1000 + 7 ln(6/7) - ln 6)/6 = 1.5478235...
     assert zcdp_epsilon(Fraction(1, 2), Fraction(1, 10**6), integer_orders=True) == Fraction(
         148975, 28526
     )
     assert zcdp_epsilon(Fraction(1, 8), Fraction(1, 10**3), integer_orders=True) == Fraction(
-        151405, 97818
+        135724, 87687
     )
     small = Guarantee.pure_ratio(Fraction(3, 2), "x")
     assert small.epsilon is not None and compare_exp(Fraction(3, 2), small.epsilon) <= 0

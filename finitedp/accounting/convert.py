@@ -36,6 +36,7 @@ from ..params import short_fraction
 
 __all__ = [
     "cks_delta",
+    "integer_order_epsilon",
     "sqrt_upper",
     "zcdp_epsilon",
     "zcdp_to_dp_bs",
@@ -175,13 +176,17 @@ def zcdp_epsilon(rho: Fraction, delta: Fraction, *, integer_orders: bool = False
     high = zcdp_to_dp_bs(rho, delta)
     if rho == 0:
         return Fraction(0)
+    if integer_orders:
+        # BS16 Prop 1.3 and the bisection's start need every real order; a statement at
+        # integer orders is converted by Prop 12 at integer orders alone.
+        return integer_order_epsilon(rho, delta)[0]
     target = ln_lower(delta)
 
     def holds(epsilon: Fraction) -> bool:
         return _log_delta_upper(rho, epsilon, integer_orders)[0] <= target
 
     if not holds(high):
-        return high  # pragma: no cover - CKS20's bound is never worse than BS16's
+        return high  # pragma: no cover - at real orders CKS20's bound is never worse than BS16's
     unit = high / (1 << STEPS)
     steps_low, steps_high = rho // unit, high // unit
     if steps_high * unit < high and not holds(steps_high * unit):
@@ -193,6 +198,64 @@ def zcdp_epsilon(rho: Fraction, delta: Fraction, *, integer_orders: bool = False
         else:
             steps_low = mid
     return _simplest_valid(steps_high * unit, unit, holds)
+
+
+def integer_order_epsilon(rho: Fraction, delta: Fraction) -> tuple[Fraction, int]:
+    """CKS20 Prop 12 at the best integer order: an ``epsilon`` rounded up, and that order.
+
+    For ``rho``-zCDP proved at integer orders only, order ``alpha`` gives
+    ``(eps_alpha, delta)``-DP with
+
+        eps_alpha = alpha rho + (ln(1/delta) + alpha ln(1 - 1/alpha) - ln(alpha - 1)) / (alpha - 1),
+
+    each logarithm replaced by the side of its bracket that makes ``eps_alpha`` larger.
+    The order is a choice, not a claim (every order gives a valid figure): the search
+    doubles ``alpha`` while ``eps_alpha`` falls, then narrows the last bracket by
+    ternary search and looks at the integers left; the least figure seen is returned.
+
+    >>> eps, alpha = integer_order_epsilon(Fraction(20), Fraction(1, 1000))
+    >>> alpha, Fraction(4552, 100) < eps < Fraction(4553, 100)   # 45.5214...
+    (2, True)
+    >>> integer_order_epsilon(Fraction(20), Fraction(1, 1000))[0] > zcdp_to_dp_bs(
+    ...     Fraction(20), Fraction(1, 1000))                   # BS16 needs every real order
+    True
+
+    Raises:
+        ParameterError: ``rho <= 0`` or ``delta`` outside ``(0, 1)``.
+    """
+    rho, delta = Fraction(rho), Fraction(delta)
+    if rho <= 0 or not 0 < delta < 1:
+        raise ParameterError(
+            f"need rho > 0 and delta in (0, 1), got rho = {short_fraction(rho)}, "
+            f"delta = {short_fraction(delta)}"
+        )
+    log_inverse = ln_upper(1 / delta)
+    seen: dict[int, Fraction] = {}
+
+    def at(alpha: int) -> Fraction:
+        if alpha not in seen:
+            order = Fraction(alpha)
+            seen[alpha] = order * rho + (log_inverse + _order_term(order)) / (order - 1)
+        return seen[alpha]
+
+    # eps_alpha >= alpha rho, so no order above at(2)/rho + 1 can beat order 2.
+    limit = max(3, (at(2) / rho).__ceil__() + 1)
+    low, high = 2, 4
+    while high < limit and at(high) < at(high // 2):
+        low, high = high // 2, 2 * high
+    high = min(high, limit)
+    while high - low > 2:
+        first, second = low + (high - low) // 3, high - (high - low) // 3
+        if at(first) <= at(second):
+            high = second
+        else:
+            low = first
+    for alpha in range(low, high + 1):
+        at(alpha)
+    alpha, value = min(seen.items(), key=lambda item: (item[1], item[0]))
+    if value <= 0:
+        return Fraction(0), alpha
+    return simplest_between(value, value + value / (1 << STEPS)), alpha
 
 
 def _simplest_valid(
