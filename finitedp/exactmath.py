@@ -221,19 +221,66 @@ def _round_out(low: Fraction, high: Fraction, precision: int) -> tuple[Fraction,
     return lo, hi
 
 
+#: Above this ``|x|``, :func:`exp_bounds` squares ``e^(x/2^k)`` up instead of summing
+#: the series, which needs more than ``2|x|`` terms of growing fractions (a second at
+#: ``|x| = 1000``, minutes at 4096).  Below it the series is kept: its brackets decide
+#: tight ratios that reference vectors record.
+EXP_SERIES_LIMIT = 64
+
+#: The largest ``|x|`` :func:`exp_bounds` takes: ``e^x`` then has about ``1.44 |x|`` bits.
+EXP_MAX_ARGUMENT = 1 << 24
+
+
+def _exp_by_squaring(x: Fraction, precision: int) -> tuple[Fraction, Fraction]:
+    """Bounds on ``e^x`` for ``x >= 1``, relative error about ``2^-precision``.
+
+    ``e^x = (e^(x/2^k))^(2^k)`` with ``x/2^k < 1``: the series at ``w`` bits, then
+    ``k`` squarings of fixed-point integers rounded outward, keeping ``w`` bits.  Each
+    squaring doubles the relative error and adds ``2^-(w-1)``, so after ``k`` of them it
+    is below ``2^(k+2-w)``; ``w = precision + k + 8`` keeps it below ``2^-precision``.
+    """
+    k = (x.numerator // x.denominator).bit_length()  # x / 2^k < 1
+    width = precision + k + 8
+    scale = 1 << (width + k)
+    # y = x/2^k to `width` bits, rounded down and up (e^y is increasing)
+    y_low = Fraction(x.numerator * scale // x.denominator, scale << k)
+    y_high = Fraction(-(-x.numerator * scale // x.denominator), scale << k)
+    low = _exp_series_bounds(y_low, width + 4)[0]
+    high = _exp_series_bounds(y_high, width + 4)[1]
+    lo = low.numerator * (1 << width) // low.denominator
+    hi = -(-high.numerator * (1 << width) // high.denominator)
+    exponent = -width  # e^y in [lo, hi] * 2^exponent
+    for _ in range(k):
+        lo, hi, exponent = lo * lo, hi * hi, 2 * exponent
+        shift = max(0, lo.bit_length() - width)
+        lo, hi, exponent = lo >> shift, -(-hi >> shift), exponent + shift
+    unit = Fraction(2) ** exponent
+    return lo * unit, hi * unit
+
+
 def exp_bounds(x: Fraction | int, precision: int = 64) -> tuple[Fraction, Fraction]:
     """Rationals ``lo <= e^x <= hi``, each a multiple of ``2^-precision``-ish, ``hi - lo`` small.
 
     Args:
-        x: any rational.
+        x: any rational with ``|x| <= 2^24``.
         precision: the number of bits of absolute (for ``x >= 0``: relative to
             the integer part) precision wanted.
+
+    Raises:
+        ParameterError: ``|x| > 2^24`` (``e^x`` would have millions of bits).
     """
     x = Fraction(x)
+    if abs(x) > EXP_MAX_ARGUMENT:
+        raise ParameterError(
+            f"exponent: e^x with |x| about 2^{_ceil_log2(abs(x))} would have more than "
+            f"2^24 bits; at most |x| = 2^24"
+        )
+    if abs(x) > EXP_SERIES_LIMIT:
+        low, high = _exp_by_squaring(abs(x), precision + 4)
+    else:
+        low, high = _exp_series_bounds(abs(x), precision + 4)
     if x >= 0:
-        low, high = _exp_series_bounds(x, precision + 4)
         return _round_out(low, high, precision)
-    low, high = _exp_series_bounds(-x, precision + 4)
     return _round_out(1 / high, 1 / low, precision)
 
 

@@ -272,6 +272,15 @@ def _exact_int(value: object, name: str) -> int:
     return int(value)
 
 
+def check_int(value: object, name: str) -> int:
+    """An exact integer of any sign (``int``, numpy or ``gmpy2`` integers); not a bool.
+
+    Raises:
+        FloatParameterError: a float; ParameterTypeError: anything else not an integer.
+    """
+    return int(_exact_int(value, name))
+
+
 def check_positive_int(value: object, name: str) -> int:
     """A positive integer such as the number of rows ``n``.
 

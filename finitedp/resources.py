@@ -50,6 +50,7 @@ __all__ = [
     "PYTHON_GCD_NS_PER_WORD2",
     "PYTHON_NS_PER_KARATSUBA_WORD",
     "TIME_ENV",
+    "check_limits",
     "describe_bytes",
     "describe_seconds",
     "fraction_seconds",
@@ -182,6 +183,18 @@ def max_seconds() -> int:
     else:
         budget = int(text)
     return min((budget, *_BUDGETS.get()))
+
+
+def check_limits() -> None:
+    """Read both limits now, so a malformed one is refused by name before any work.
+
+    Raises:
+        ParameterError: ``FINITEDP_MAX_SECONDS`` or ``FINITEDP_MAX_MEMORY`` is set to
+            something other than a positive whole number (of seconds; of bytes, with
+            an optional K, M, G or T).
+    """
+    max_seconds()
+    max_memory()
 
 
 @contextmanager

@@ -159,3 +159,32 @@ def test_ceil_ln_of_a_huge_argument_is_fast() -> None:
     a = ceil_ln(Fraction(9, 2), Fraction(2**8200 * 10))
     low, high = ln_bounds(Fraction(2**8200 * 10), 128)
     assert a - 1 < Fraction(9, 2) * low and Fraction(9, 2) * high <= a
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.fractions(min_value=Fraction(64), max_value=Fraction(10**6), max_denominator=10**6),
+    st.sampled_from([8, 64, 200]),
+    st.booleans(),
+)
+def test_exp_bounds_by_squaring_bracket_e_to_the_x(
+    x: Fraction, precision: int, negative: bool
+) -> None:
+    """Past |x| = 64, e^x is (e^(x/2^k))^(2^k) in fixed point (issue 40: the series took
+    minutes at |x| = 4096); the bracket is checked against mpmath at 60 digits, relative."""
+    import mpmath
+
+    mpmath.mp.dps = 60 + int(precision * 0.31)
+    value = -x if negative else x
+    low, high = exp_bounds(value, precision)
+    true = mpmath.exp(mpmath.mpf(value.numerator) / value.denominator)
+    assert mpmath.mpf(low.numerator) / low.denominator <= true
+    assert true <= mpmath.mpf(high.numerator) / high.denominator
+    if not negative:  # relative precision for e^x >= 1 (e^-x is rounded to 2^-precision)
+        assert (high - low) / low <= Fraction(1, 2 ** (precision - 2))
+
+
+def test_exp_bounds_refuses_an_exponent_past_2_to_the_24() -> None:
+    with pytest.raises(ParameterError, match=r"exponent: e\^x with \|x\| about 2\^25"):
+        exp_bounds(-(2**25))
+    assert exp_bounds(2**10)[0] > 2**1477  # e^1024 = 2^1477.3...

@@ -21,7 +21,14 @@ from finitedp.aggregation import budget_split
 from finitedp.aggregation.vectorsum import EllipticalGaussian, ParallelotopeLaplace
 from finitedp.counting.gaussian import DiscreteGaussian
 from finitedp.counting.mixedgeometric import MixedGeometric
-from finitedp.errors import FiniteDPError, FloatParameterError, ParameterError, ResourceLimitError
+from finitedp.errors import (
+    FiniteDPError,
+    FloatParameterError,
+    ParameterError,
+    ParameterTypeError,
+    ResourceLimitError,
+)
+from finitedp.exactmath import exp_bounds
 from finitedp.mean import PLAN
 from finitedp.selection import BinarySearchQuantile, ExponentialMechanism, ExponentialQuantile, Grid
 from finitedp.selection.gaussianquantile import GaussianBinarySearchQuantile
@@ -264,6 +271,89 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         ParameterError,
         "sums",
     ),
+    # issue 40 item 2: the Python API's hostile calls
+    ("gauss add float", lambda: DiscreteGaussian(3).add([1.7]), FloatParameterError, "values[0]"),
+    ("gauss add text", lambda: DiscreteGaussian(3).add(["abc"]), ParameterTypeError, "values[0]"),
+    ("gauss add bool", lambda: DiscreteGaussian(3).add([True]), ParameterTypeError, "values[0]"),
+    ("gauss sigma 1e9999", lambda: DiscreteGaussian("1e9999"), ResourceLimitError, "sigma"),
+    (
+        "gauss sigma^2 2^129",
+        lambda: DiscreteGaussian.from_variance(2**129),
+        ParameterError,
+        "sigma",
+    ),
+    (
+        "gauss 10^12 samples",
+        lambda: DiscreteGaussian(3).sample_many(10**12),
+        ResourceLimitError,
+        "count",
+    ),
+    (
+        "mixed gamma_bits 10^12",
+        lambda: MixedGeometric(1, 1, 0, 10, gamma_bits=10**12),
+        ParameterError,
+        "gamma_bits",
+    ),
+    (
+        "mixed gamma_bits 4097",
+        lambda: MixedGeometric(1, 1, 0, 10, gamma_bits=4097),
+        ParameterError,
+        "gamma_bits",
+    ),
+    (
+        "binary quantile eps 10^9",
+        lambda: BinarySearchQuantile(0, 100, quantile="1/2", n=3, epsilon=10**9),
+        ParameterError,
+        "epsilon",
+    ),
+    (
+        "binary quantile eps 129 a step",
+        lambda: BinarySearchQuantile(0, 1, quantile="1/2", n=3, epsilon=129),
+        ParameterError,
+        "epsilon",
+    ),
+    (
+        "binary quantile eps 1e-9999",
+        lambda: BinarySearchQuantile(0, 100, quantile="1/2", n=3, epsilon="1e-9999"),
+        ParameterError,
+        "epsilon",
+    ),
+    (
+        "binary quantile eps 2^-40",
+        lambda: BinarySearchQuantile(0, 100, quantile="1/2", n=3, epsilon=Fraction(1, 2**40)),
+        ParameterError,
+        "epsilon",
+    ),
+    (
+        lambda: BinarySearchQuantile(0, 100, quantile="1/2", n=3, epsilon=Fraction(1, 10**4)),
+        ResourceLimitError,
+        "epsilon",
+    ),
+    (
+        "exp quantile eps 10^-9",
+        lambda: ExponentialQuantile.from_epsilon(
+            0, 100, quantile="1/2", n=3, epsilon=Fraction(1, 10**9)
+        ),
+        ResourceLimitError,
+        "epsilon",
+    ),
+    (
+        "exp quantile base near 1",
+        lambda: ExponentialQuantile(0, 100, quantile="1/2", n=3, base=Fraction(10**9 + 1, 10**9)),
+        ResourceLimitError,
+        "base",
+    ),
+    ("plan p 10^9", lambda: PLAN(-1, 1, d=2, n=10, rho=1, p=10**9), ParameterError, "p"),
+    ("plan p 65", lambda: PLAN(-1, 1, d=2, n=10, rho=1, p=65), ParameterError, "p"),
+    (
+        "plan rho 10^-9",
+        lambda: PLAN(-1, 1, d=2, n=10, rho=Fraction(1, 10**9)),
+        ResourceLimitError,
+        "rho",
+    ),
+    ("plan 10^5000 steps", lambda: PLAN(0, 10**5000, d=2, n=10, rho=1), ParameterError, "step"),
+    ("grid of 2^64 points", lambda: Grid(0, 2**64).indices([3, "1/2"]), ParameterError, "values"),
+    ("exp_bounds 2^25", lambda: exp_bounds(2**25), ParameterError, "exponent"),
 ]
 
 
@@ -300,3 +390,19 @@ def test_display_never_fails_on_huge_valid_figures() -> None:
     assert acc.to_json_dict()["total"]["rho"].startswith("1")
     assert repr(DiscreteGaussian(Fraction(10**40 + 1, 10**40))).startswith("DiscreteGaussian(")
     assert "ExponentialMechanism" in repr(ExponentialMechanism(Fraction(10**5000 + 1, 10**5000)))
+
+
+def test_hostile_calls_with_sane_answers() -> None:
+    """Calls that must answer, not refuse: an int beyond int64 on a grid that holds it,
+    the repr of a split of 5000-digit sensitivities, e^x far past the series' reach."""
+    assert Grid(2**62 + 2, 2**63).indices([2**63]).tolist() == [2**62 - 2]
+    assert Grid(-(2**63) - 5, -(2**63) + 5).indices([-(2**63)]).tolist() == [5]
+    shown = repr(budget_split([1, 10**5000], "l1"))
+    assert "bit integer" in shown and len(shown) < 400
+    low, high = exp_bounds(Fraction(5000))
+    assert low < high and (high - low) / low < Fraction(1, 2**60)
+    assert DiscreteGaussian(3).add([], None) == []
+
+
+def test_the_suite_has_its_150_api_calls() -> None:
+    assert len(CASES) >= 90  # with test_hostile_columns' CLI rows and tests/test_fuzz.py

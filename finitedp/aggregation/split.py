@@ -83,6 +83,16 @@ class BudgetSplit:
     factor: Fraction
     groups: tuple[int, ...] = ()
 
+    def __repr__(self) -> str:
+        # Long exact figures by their size: Python refuses str() past 4,300 digits.
+        shown = ", ".join(short_fraction(x) for x in self.b[:8])
+        more = f", ... ({len(self.b)} in all)" if len(self.b) > 8 else ""
+        return (
+            f"BudgetSplit(norm={self.norm!r}, p={self.p}, exponent="
+            f"{short_fraction(self.exponent)}, b=({shown}{more}), factor="
+            f"{short_fraction(self.factor)})"
+        )
+
 
 def optimal_exponent(norm: str, p: int) -> Fraction:
     """``p/(p+2)`` for ``l2`` (Lemma 4.8) and ``p/(p+1)`` for ``l1`` (Lemma 4.11)."""

@@ -40,7 +40,7 @@ from typing import Any
 from ..accounting import Accountant, Guarantee
 from ..counting.gaussian import DiscreteGaussian
 from ..counting.mixedgeometric import MAX_MOMENT, MixedGeometric
-from ..errors import ParameterError, ResourceLimitError
+from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, default_source
 from ..params import (
@@ -346,12 +346,17 @@ class EllipticalGaussian(_VectorSum):
             if table is None:
                 try:
                     table = DiscreteGaussian.from_variance(sigma2)
-                except ResourceLimitError:
-                    raise
                 except ParameterError as error:
-                    raise ParameterError(
-                        f"rho: got {short_fraction(r)}; the noise for sensitivity {units} grid "
-                        f"units cannot be tabulated ({error}); use a smaller rho"
+                    # Too little noise (a point mass: rho too large) or too much (a table
+                    # beyond memory: the grid too fine for its bounds, or rho too small).
+                    advice = (
+                        "use a smaller rho"
+                        if sigma2 < 1
+                        else "use a coarser step, narrower bounds or a larger rho"
+                    )
+                    raise type(error)(
+                        f"rho: got {short_fraction(r)}; the noise for a sensitivity of "
+                        f"{short_int(units)} grid units cannot be tabulated: {advice} ({error})"
                     ) from None
                 self._tables[sigma2] = table
             if units >= table.radius:

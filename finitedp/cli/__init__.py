@@ -36,6 +36,7 @@ from .. import __version__
 from ..errors import FiniteDPError
 from ..io.files import say
 from ..plot.command import add_plot_parser
+from ..resources import check_limits
 from .audit import add_audit
 from .query import add_query
 from .release import add_release
@@ -84,15 +85,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a narrow encoding must not fail a message
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    command: str | None = None
     try:
         args = _parser().parse_args(argv)
+        command = args.command
+        check_limits()  # a malformed FINITEDP_MAX_SECONDS or _MEMORY is refused by every command
         return int(args.run(args))
     except FiniteDPError as error:
-        say(f"finitedp {args.command}: {error}")
+        say(f"finitedp {command}: {error}" if command else f"finitedp: {error}")
         return 2
     except KeyboardInterrupt:
-        # Ctrl-C: the user knows; a traceback would only hide what was (not) written.
-        # Every file is written atomically, so nothing partial is left behind.
+        # Ctrl-C: one line, no traceback. Every file is written atomically, so nothing
+        # partial is left behind.
+        say(f"finitedp{f' {command}' if command else ''}: interrupted; nothing was written")
         return 130
     except BrokenPipeError:
         # The reader went away (``finitedp query ... | head``): nothing more to say.
@@ -101,5 +106,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # a stream or file failing under us (stdout full, say)
         _silence_stdout()
         name = f" {error.filename}" if getattr(error, "filename", None) else ""
-        say(f"finitedp {args.command}: input/output error{name}: {error.strerror or error}")
+        say(f"finitedp {command}: input/output error{name}: {error.strerror or error}")
         return 2

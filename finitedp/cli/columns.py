@@ -24,9 +24,10 @@ from ..io.files import STDOUT, check_out, input_format
 from ..io.numeric import NumericColumn, parse_columns, read_column_sums, read_column_values
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import opened_input
+from ..io.values import shorten
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
-from ..params import exact_fraction
+from ..params import exact_fraction, probability, short_fraction
 from ..registry import COLUMNS
 from .output import finish_release
 
@@ -62,7 +63,7 @@ def _check(args: argparse.Namespace, entry: ColumnEntry) -> dict[str, str | None
     if budget is None:
         raise ParameterError(f"--{entry.budget}: {entry.name} needs it (its privacy budget)")
     exact_fraction(budget, f"--{entry.budget}")
-    exact_fraction(args.beta, "--beta")
+    probability(args.beta, "--beta")  # every accuracy statement's beta lies in (0, 1)
     own = {o.name for o in entry.options}
     options: dict[str, str | None] = {}
     for option in column_options().values():
@@ -70,8 +71,10 @@ def _check(args: argparse.Namespace, entry: ColumnEntry) -> dict[str, str | None
         if option.name not in own:
             if value is not None:
                 users = [e.name for e in COLUMNS.values() if option in e.options]
+                verb = "takes" if len(users) == 1 else "take"
                 raise ParameterError(
-                    f"{option.flag}: got {value}; only {', '.join(users)} take it, not {entry.name}"
+                    f"{option.flag}: got {shorten(str(value))}; only {', '.join(users)} {verb} "
+                    f"it, not {entry.name}"
                 )
             continue
         if value is not None and option.kind == "choice":
@@ -82,7 +85,9 @@ def _check(args: argparse.Namespace, entry: ColumnEntry) -> dict[str, str | None
         elif value is not None:
             number = exact_fraction(value, option.flag)
             if option.kind == "int" and (number.denominator != 1 or number < 1):
-                raise ParameterError(f"{option.flag}: got {value}; use a positive integer")
+                raise ParameterError(
+                    f"{option.flag}: got {short_fraction(number)}; use a positive integer"
+                )
         options[option.name] = value
     options["beta"] = args.beta  # every entry may use it (the accuracy statements' beta)
     options["format"] = "baskets" if args.format == "baskets" else None
@@ -107,7 +112,9 @@ def _basket_columns(args: argparse.Namespace, entry: ColumnEntry) -> list[Numeri
         raise ParameterError("--items: --format baskets needs it (the public number of items d)")
     items = exact_fraction(args.items, "--items")
     if items.denominator != 1 or not 1 <= items <= MAX_ITEMS:
-        raise ParameterError(f"--items: got {args.items}; use an integer in [1, {MAX_ITEMS}]")
+        raise ParameterError(
+            f"--items: got {shorten(str(args.items))}; use an integer in [1, {MAX_ITEMS}]"
+        )
     zero, one = Fraction(0), Fraction(1)
     return [NumericColumn(str(i), zero, one, one) for i in range(int(items))]
 
@@ -123,10 +130,15 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     if baskets:
         columns = _basket_columns(args, entry)
     elif args.items is not None:
-        raise ParameterError(f"--items: got {args.items}; it goes with --format baskets")
+        raise ParameterError(
+            f"--items: got {shorten(str(args.items))}; it goes with --format baskets"
+        )
     else:
         columns = parse_columns(args.columns, args.bounds, args.grid)
-    rng: RandomSource = default_source() if args.seed is None else SeededSource(args.seed)
+    try:
+        rng: RandomSource = default_source() if args.seed is None else SeededSource(args.seed)
+    except FiniteDPError as error:  # SeededSource names "seed": the user typed --seed
+        raise type(error)(_flagged(str(error), ["seed"])) from None
     check_out(args.out, args.input)
     to_stdout = args.out in (None, STDOUT)
     kind = input_format(args.input, columns[0].name, args.format)
@@ -203,6 +215,9 @@ def _flagged(message: str, names: list[str]) -> str:
     for name in names:
         if message.startswith(f"{name}: "):
             return f"--{name.replace('_', '-')}: " + message[len(name) + 2 :]
+    for name, flags in (("step", "--bounds/--grid"), ("lower", "--bounds"), ("upper", "--bounds")):
+        if message.startswith(f"{name}: "):  # a column's grid, from --bounds LO:HI --grid STEP
+            return f"{flags}: " + message[len(name) + 2 :]
     if message.startswith("exponent: "):
         return "--p: " + message[len("exponent: ") :] + " (the split's exponent p/(p+1) or p/(p+2))"
     return message

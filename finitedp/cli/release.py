@@ -200,7 +200,10 @@ def _release(args: argparse.Namespace) -> int:
     universe = parse_universe(args.universe)
     entry = _check_release_options(args)
     values = _check_value_column(args, entry)
-    rng: RandomSource = default_source() if args.seed is None else SeededSource(args.seed)
+    try:
+        rng: RandomSource = default_source() if args.seed is None else SeededSource(args.seed)
+    except FiniteDPError as error:  # SeededSource names "seed": the user typed --seed
+        raise type(error)(f"--{error}" if str(error).startswith("seed: ") else str(error)) from None
     check_out(args.out, args.input)
     to_stdout = args.out in (None, STDOUT)
     kind = input_format(args.input, args.column, args.format)

@@ -45,7 +45,7 @@ from ..guarantees import Accuracy, Privacy
 from ..histograms.dataset import check_universe, dataset_counts
 from ..histograms.mechanisms import check_noise, sample_accuracy
 from ..oracle import RandomSource, default_source, draw
-from ..params import check_positive_int, exact_fraction, inverse_natural, short_int
+from ..params import check_positive_int, exact_fraction, inverse_natural, short_fraction, short_int
 from ..resources import integer_bytes, require_memory, require_time
 from .emptybin import EmptyBinSampler
 from .family import (
@@ -274,7 +274,7 @@ class CompactHistogram:
         """
         b = exact_fraction(beta, "beta")
         if not 0 < b < 1:
-            raise ParameterError(f"beta: got {b}; it must lie in (0, 1)")
+            raise ParameterError(f"beta: got {short_fraction(b)}; it must lie in (0, 1)")
         scale, m = 5 / self._epsilon, self._universe
         if self._noise == "tight":  # Thm 8.3 ii-iii with the sampler's exact tail
             fast = isinstance(self._sampler, FastSample)

@@ -315,7 +315,10 @@ class FastSample(CountingSampler):
         """
         b = exact_fraction(beta, "beta")
         if not self._gamma < b < 1:
-            raise ParameterError(f"beta: got {b}; it must lie in (gamma, 1) = ({self._gamma}, 1)")
+            raise ParameterError(
+                f"beta: got {short_fraction(b)}; it must lie in (gamma, 1) = "
+                f"({short_fraction(self._gamma)}, 1)"
+            )
         return min_power_at_least(self._ratio.exp_epsilon, 1 / (b - self._gamma))
 
     @property

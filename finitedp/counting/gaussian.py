@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from ..accounting import Guarantee
-from ..errors import ParameterError
+from ..errors import ParameterError, ResourceLimitError
 from ..exactmath import exp_bounds, least_such_that, ln_bounds
 from ..oracle import RandomSource, default_source, draw, draws
 from ..params import (
     check_draw,
+    check_int,
     check_positive_int,
     exact_fraction,
     positive_fraction,
@@ -52,6 +53,7 @@ from ..params import (
     short_fraction,
     short_int,
 )
+from ..resources import require_memory
 from .base import bisect_cdf
 from .gaussiantable import (
     MAX_PRECISION,
@@ -64,6 +66,9 @@ __all__ = ["DiscreteGaussian"]
 
 #: The relative distortion ``1/w(T)`` the zCDP statement allows is at most ``rho / 2^GUARD``.
 ZCDP_GUARD = 20
+
+#: The largest ``sigma^2`` of a fixed-precision table.
+MAX_SIGMA2 = 1 << 128
 
 #: The default precision of tables up to ``sigma = HIGH_PRECISION_SIGMA`` (about 30 MB there).
 HIGH_PRECISION = 128
@@ -134,6 +139,11 @@ class DiscreteGaussian:
                 raise ParameterError(
                     f"precision: got {short_int(p)}; it must be at most {MAX_PRECISION}"
                 )
+        if sigma2 > MAX_SIGMA2:  # before the radius is bracketed: its bits follow sigma^2's
+            raise ResourceLimitError(
+                f"sigma^2: got {short_fraction(sigma2)}; at most 2^{MAX_SIGMA2.bit_length() - 1} "
+                f"(a table over a radius beyond 2^64 fits no memory)"
+            )
         largest = largest_radius(sigma2, p)
         if largest < 1:
             raise ParameterError(
@@ -279,6 +289,8 @@ class DiscreteGaussian:
     def sample_many(self, count: int, rng: RandomSource | None = None) -> list[int]:
         """``count`` samples from ``count`` draws taken in one batch (same values as one by one)."""
         count = check_positive_int(count, "count") if count else 0
+        # Each sample is a Python int in a list (and a draw before it): refused before drawing.
+        require_memory(count * 64, "the discrete Gaussian's samples", f"count = {short_int(count)}")
         values = draws(rng or default_source(), self._total, count)
         if not values or not all(type(u) is int for u in values):
             return [self._search(u) for u in values]  # symbolic draws: compared one by one
@@ -299,8 +311,9 @@ class DiscreteGaussian:
 
     def add(self, values: Sequence[int], rng: RandomSource | None = None) -> list[int]:
         """``x + Z`` for each integer ``x``, with independent samples in order."""
-        noise = self.sample_many(len(values), rng) if values else []
-        return [int(x) + z for x, z in zip(values, noise, strict=True)]
+        xs = [check_int(x, f"values[{i}]") for i, x in enumerate(values)]  # no float, no text
+        noise = self.sample_many(len(xs), rng) if xs else []
+        return [x + z for x, z in zip(xs, noise, strict=True)]
 
     # -- privacy of what is sampled --------------------------------------------------------------
 

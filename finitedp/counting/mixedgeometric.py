@@ -63,6 +63,9 @@ SLACK_BITS = 16
 #: ``gamma = 2^-GAMMA_BITS``: the uniform's share of the mixture.
 GAMMA_BITS = 64
 
+#: The largest ``gamma_bits``.
+MAX_GAMMA_BITS = 4096
+
 #: The largest budget per unit of the grid (``eps/Delta``): beyond, the noise is below one
 #: unit with probability ``1 - 2e^-64`` (and ``e^(eps/Delta)`` grows without need).
 MAX_UNIT_EPSILON = 64
@@ -147,6 +150,11 @@ class MixedGeometric:
         if low > high:
             raise ParameterError(f"low, high: got {low}, {high}; need low <= high")
         g = check_positive_int(gamma_bits, "gamma_bits")
+        if g > MAX_GAMMA_BITS:  # the draw's domain 2^g M W would have g bits more
+            raise ParameterError(
+                f"gamma_bits: got {short_int(g)}; at most {MAX_GAMMA_BITS} (the uniform's share "
+                f"2^-g is then below any probability a release can show)"
+            )
         self._epsilon, self._sensitivity, self._low, self._high = eps, shift, low, high
         self._gamma_bits = g
         _check_scale(eps, shift)

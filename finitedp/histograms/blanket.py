@@ -39,7 +39,7 @@ from ..counting.geosample import GeoSample
 from ..errors import NotApplicableError, ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, discard, draw
-from ..params import exact_fraction, inverse_natural, short_int
+from ..params import exact_fraction, inverse_natural, short_fraction, short_int
 from ..resources import gmp_seconds, require_time
 from .basic import noisy_counts
 from .blanketchain import BlanketChain, slack_bits, uniform_keys
@@ -267,7 +267,7 @@ class BlanketHistogram(HistogramMechanism):
         """
         b = exact_fraction(beta, "beta")
         if not 0 < b < 1:
-            raise ParameterError(f"beta: got {b}; it must lie in (0, 1)")
+            raise ParameterError(f"beta: got {short_fraction(b)}; it must lie in (0, 1)")
         source = "BV Thm 5.2 ii-iii with the sampler's exact ratio, the threshold and the blanket"
         if b < self._beta:
             return Accuracy(b, None, None, None, source)

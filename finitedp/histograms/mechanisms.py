@@ -29,7 +29,7 @@ from ..counting.geosample import GeoSample
 from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source, draws_shifted
-from ..params import check_positive_int, exact_fraction, inverse_natural
+from ..params import check_positive_int, exact_fraction, inverse_natural, short_fraction
 from .bounds import basic_accuracy, stability_accuracy, stability_threshold
 from .dataset import check_universe, dataset_counts
 from .release import PartialHistogram
@@ -420,5 +420,5 @@ class StabilityHistogram(HistogramMechanism):
 def _probability(beta: object) -> Fraction:
     b = exact_fraction(beta, "beta")
     if not 0 < b < 1:
-        raise ParameterError(f"beta: got {b}; it must lie in (0, 1)")
+        raise ParameterError(f"beta: got {short_fraction(b)}; it must lie in (0, 1)")
     return b

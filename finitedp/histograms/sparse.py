@@ -54,6 +54,7 @@ from ..params import (
     exact_fraction,
     inverse_natural,
     positive_fraction,
+    short_fraction,
     short_int,
 )
 from ..resources import require_bits
@@ -463,7 +464,7 @@ class PureSparseHistogram(HistogramMechanism):
         """
         b = exact_fraction(beta, "beta")
         if not 0 < b < 1:
-            raise ParameterError(f"beta: got {b}; it must lie in (0, 1)")
+            raise ParameterError(f"beta: got {short_fraction(b)}; it must lie in (0, 1)")
         if b < self._beta:
             return Accuracy(b, None, None, None, "BV Fig 5")
         if self._noise == "tight":

@@ -50,7 +50,14 @@ def read_bytes(path: str) -> bytes:
         ParameterError: the file cannot be read (the message names it and says why).
     """
     if path == "-":
-        return sys.stdin.buffer.read()
+        if sys.stdin is None:
+            raise ParameterError("-: standard input is closed; give the document on it or a file")
+        try:
+            return sys.stdin.buffer.read()
+        except OSError as error:
+            raise ParameterError(
+                f"-: cannot read standard input: {error.strerror or error}"
+            ) from None
     try:
         return Path(path).read_bytes()
     except OSError as error:

@@ -177,6 +177,13 @@ def read_column_values(
         ParameterError: a value refused (naming the file, line or row, and column).
         ResourceLimitError: the values would not fit the memory limit.
     """
+    for column in columns:  # the indices are int64: a grid of 2^62 points or more is refused
+        if column.units >= 1 << 62:
+            raise ParameterError(
+                f"--bounds: column {column.name!r} has a grid of about "
+                f"2^{column.units.bit_length()} points (--bounds and --grid); at most 2^62 "
+                f"for a mechanism that reads each value"
+            )
     keep: list[array[int]] = [array("q") for _ in columns]
     n, _ = _read(source, columns, progress, clamp, keep)
     return n, [np.frombuffer(column, dtype=np.int64) for column in keep]

@@ -47,12 +47,15 @@ class Progress:
             from rich.progress import Progress as RichProgress
         except ImportError:  # a missing display must not stop a release
             return
+        console = Console(stderr=True)
+        if not console.is_terminal:  # a log or a pipe would keep an empty line of the bar
+            return
         self._display = RichProgress(
             SpinnerColumn(),
             TextColumn("{task.description}", markup=False),  # file names may contain [brackets]
             BarColumn(),
             TimeElapsedColumn(),
-            console=Console(stderr=True),
+            console=console,
             transient=True,
             redirect_stdout=False,
             redirect_stderr=False,

@@ -62,6 +62,7 @@ from ..params import (
     positive_fraction,
     probability,
     short_fraction,
+    short_int,
 )
 from ..selection.quantile import ExponentialQuantile, Grid
 from .release import (
@@ -85,6 +86,7 @@ from .rounds import (
 from .scaling import (
     SCALE_BITS,
     binary_variances,
+    check_exponent,
     clip_grid,
     clip_levels,
     clipped_sum,
@@ -92,6 +94,7 @@ from .scaling import (
     integer_scales,
     level_of,
     norm_bounds,
+    require_plan_time,
     sqrt_floor,
 )
 from .shares import Selector, lighter_radius, rank_error, selector, shares_by_need
@@ -206,10 +209,10 @@ class PLAN:
         self.rho = positive_fraction(rho, "rho")
         if self.rho > MAX_RHO:
             raise ParameterError(
-                f"rho: got {self.rho}; at most {MAX_RHO} (beyond, the noise tables degenerate "
-                f"and the release would be the exact mean)"
+                f"rho: got {short_fraction(self.rho)}; at most {MAX_RHO} (beyond, the noise "
+                f"tables degenerate and the release would be the exact mean)"
             )
-        self.p = check_positive_int(p, "p")
+        self.p = check_exponent(p)
         self.beta = probability(beta, "beta")
         if selection not in ("auto", "exponential", "binary", "gaussian"):
             raise ParameterError(
@@ -220,14 +223,16 @@ class PLAN:
         self.span = self.grid.size - 1
         if self.span.bit_length() > SCALE_BITS - 8:
             raise ParameterError(
-                f"step: the grid has {self.span} steps; PLAN takes fewer than 2^{SCALE_BITS - 8}"
+                f"step: the grid from lower to upper has {short_int(self.span)} steps; PLAN "
+                f"takes fewer than 2^{SCALE_BITS - 8}: use a coarser step or narrower bounds"
             )
         root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
         default_units = min(16 * root, (1 << 13) - 1)  # grown with n at step 4
         self.units = default_units if units is None else check_positive_int(units, "units")
         if not root <= self.units < 1 << 13:
             raise ParameterError(
-                f"units: got {self.units}; K must lie in [ceil(sqrt(d)), 2^13) = [{root}, 8192)"
+                f"units: got {short_int(self.units)}; K must lie in [ceil(sqrt(d)), 2^13) = "
+                f"[{root}, 8192)"
             )
         self.variance_kind, self._public = parse_variance(variance, self.d)
         if centre is None:  # binary data are not recentred (the authors' plan_binary)
@@ -243,7 +248,7 @@ class PLAN:
         public = self._public is not None
         asked = None if rounds is None else check_positive_int(rounds, "rounds")
         if asked is not None and asked > MAX_ROUNDS:
-            raise ParameterError(f"rounds: got {asked}; PLAN takes 1 to {MAX_ROUNDS} rounds")
+            raise ParameterError(f"rounds: got {short_int(asked)}; PLAN takes 1 to {MAX_ROUNDS}")
         if shares is not None:
             self.shares, self.rounds = parse_shares(shares, public, self.centred), asked or 1
         else:
@@ -260,6 +265,7 @@ class PLAN:
             if self.rounds == 1:  # the rounds would clip most rows: one round buys the centre
                 self.shares, self.rounds, _ = shares_by_need(self, public, 1)
                 repairing = False
+        require_plan_time(self.d, self.rounds)  # public work first: before any table
         c_share, v_share, r_total, noise_total = (s * self.rho for s in self.shares)
         self.accountant = Accountant(NEIGHBOURS)
         # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
@@ -291,7 +297,10 @@ class PLAN:
         if clipped is not None:
             self.clipped = check_positive_int(clipped, "clipped")
             if self.clipped >= self.n:
-                raise ParameterError(f"clipped: got {self.clipped}; it must be below n = {self.n}")
+                raise ParameterError(
+                    f"clipped: got {short_int(self.clipped)}; it must be below "
+                    f"n = {short_int(self.n)}"
+                )
         elif self.variance_kind == "binary":  # heavy-tailed baskets: clip a tenth
             self.clipped = max(self.clipped, self.n // 10)
         quantile = Fraction(self.n - self.clipped, self.n)
@@ -310,8 +319,10 @@ class PLAN:
         total = self.accountant.total()
         if total.rho is None or total.rho > self.rho:
             raise ParameterError(
-                f"rho: the steps compose to {total.rho}, above rho = {self.rho}; use larger "
-                f"noise tables (noise_precision) or a larger rho"
+                f"rho: the steps compose to "
+                f"{'nothing' if total.rho is None else short_fraction(total.rho)}, above rho = "
+                f"{short_fraction(self.rho)}; use larger noise tables (noise_precision) or a "
+                f"larger rho"
             )
         defaults = units is None and noise_radius is None and noise_precision is None
         if defaults and total.rho_delta > MAX_DELTA0:  # never a statement that says little
@@ -475,7 +486,7 @@ class PLAN:
     ) -> MeanRelease:
         """The private mean of ``n`` rows of ``d`` exact values on the grid (checked)."""
         if len(rows) != self.n:
-            raise ParameterError(f"rows: got {len(rows)}; n = {self.n} is public")
+            raise ParameterError(f"rows: got {len(rows)}; n = {short_int(self.n)} is public")
         indices = np.empty((self.n, self.d), dtype=np.int64)
         for j, row in enumerate(rows):
             if len(row) != self.d:

@@ -30,7 +30,8 @@ import gmpy2
 import numpy as np
 
 from ..errors import ParameterError
-from ..params import check_positive_int, exact_fraction, short_fraction
+from ..params import check_positive_int, exact_fraction, short_fraction, short_int
+from ..resources import require_time
 from ..selection.quantile import Grid
 
 __all__ = [
@@ -93,6 +94,39 @@ def budget_epsilon(rho: Fraction, bounded_range: bool) -> Fraction:
     x = (8 if bounded_range else 2) * rho
     eps = sqrt_floor(x, 64 + x.denominator.bit_length())  # 64 bits below sqrt(x) however small
     return eps * (1 - Fraction(1, 1 << 20))
+
+
+#: The largest error norm ``p`` PLAN targets.
+MAX_P = 64
+
+
+def check_exponent(p: object) -> int:
+    """PLAN's ``p``: a positive int of at most :data:`MAX_P`.
+
+    The scales' ``(tau_min/tau_i)^(2/(p+2))`` are roots of ``(p + 2) 32``-bit integers,
+    and beyond ``p = 64`` every scale is the same to ``2^-32``.
+    """
+    value = check_positive_int(p, "p")
+    if value > MAX_P:
+        raise ParameterError(
+            f"p: got {short_int(value)}; at most {MAX_P} (beyond, every scale is the same to "
+            f"2^-32 and the cost grows with p)"
+        )
+    return value
+
+
+def require_plan_time(d: int, rounds: int) -> None:
+    """Refuse a PLAN whose steps are estimated above the time budget, from ``d`` and rounds.
+
+    Every step is per coordinate (a quantile or two, a scale, the noise of each round),
+    measured at about 115 us a coordinate at one round (``d = 2^16``, a basket file).
+    """
+    require_time(
+        Fraction(d * (120 + 20 * rounds), 10**6),
+        f"PLAN's steps over {d} columns and {rounds} round(s)",
+        "d",
+        "use fewer columns (or --items)",
+    )
 
 
 def integer_scales(tau: list[Fraction], p: int, units: int) -> list[int]:

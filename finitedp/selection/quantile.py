@@ -38,7 +38,7 @@ import numpy as np
 
 from ..accounting import Guarantee
 from ..counting.geosample import GeoSample
-from ..errors import ParameterError
+from ..errors import ParameterError, ResourceLimitError
 from ..exactmath import exp_bounds, least_such_that, min_power_at_least, simplest_between
 from ..oracle import RandomSource, default_source, draw
 from ..params import (
@@ -47,6 +47,7 @@ from ..params import (
     positive_fraction,
     probability,
     short_fraction,
+    short_int,
 )
 from ..ratio import GeometricRatio
 from ..resources import describe_bytes, require_bits
@@ -59,6 +60,9 @@ CLIP_BITS = 64
 
 #: The largest ``epsilon`` :meth:`ExponentialQuantile.from_epsilon` takes.
 MAX_EPSILON = 128
+
+#: The most weights an exponential quantile's clip ``K`` may ask for.
+MAX_CLIP = 1 << 20
 
 #: The binary search refuses to read more randomness than this (its steps times ``bits(d)/8``).
 MAX_DRAWN_BYTES = 256 << 20
@@ -117,7 +121,14 @@ class Grid:
             ints = cast("Sequence[int]", values)
             low = int(self.lower)
             if not ints or (low <= min(ints) and max(ints) < low + self.size):
-                return np.array(ints, dtype=np.int64) - low
+                if low >= -(1 << 63) and low + self.size <= 1 << 63:
+                    return np.array(ints, dtype=np.int64) - low
+                return np.array([v - low for v in ints], dtype=np.int64)  # past int64: offsets
+        if self.size > 1 << 63:
+            raise ParameterError(
+                f"values: the grid has about 2^{self.size.bit_length() - 1} points; indices "
+                f"are int64, so at most 2^63"
+            )
         return np.array(
             [self.index(v, f"values[{i}]") for i, v in enumerate(values)], dtype=np.int64
         )
@@ -226,6 +237,12 @@ class ExponentialQuantile(GridQuantile):
         beta = self.mechanism.base
         default = min_power_at_least(beta, Fraction(self.grid.size << CLIP_BITS))
         self.clip = default if clip is None else check_positive_int(clip, "clip")
+        if self.clip > MAX_CLIP:  # a weight per clipped error: refused before the table
+            raise ResourceLimitError(
+                f"base: got {short_fraction(beta)}; its clip K = {short_int(self.clip)} passes "
+                f"2^{MAX_CLIP.bit_length() - 1} weights (e^eps = base^2 too close to 1): use a "
+                f"larger epsilon or a coarser grid"
+            )
         if weights not in ("exact", "fixed"):
             raise ParameterError(f"weights: got {weights!r}; use 'exact' or 'fixed'")
         self.table: list[int] | None = None
@@ -322,8 +339,17 @@ class ExponentialQuantile(GridQuantile):
                 f"then exact with probability above 1 - N e^-64)"
             )
         low = exp_bounds(eps / 2, 64)[0]
+        if low == 1:  # eps below about 2^-64: no base of 64 bits separates it from 1
+            raise ResourceLimitError(f"epsilon: got {short_fraction(eps)}; its clip K passes 2^20")
         base = simplest_between(1 + (low - 1) * (1 - Fraction(1, 1 << 16)), low)
-        return cls(lower, upper, quantile=quantile, n=n, base=base, step=step, weights=weights)
+        try:
+            return cls(lower, upper, quantile=quantile, n=n, base=base, step=step, weights=weights)
+        except ParameterError as error:
+            if not str(error).startswith("base: got "):
+                raise
+            raise type(error)(
+                f"epsilon: got {short_fraction(eps)}, so base {str(error)[len('base: got ') :]}"
+            ) from None
 
     def release_indices(
         self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
@@ -363,7 +389,9 @@ class ExponentialQuantile(GridQuantile):
             table, size = self.table, self.grid.size
             t = least_such_that(lambda s: s >= self.clip or size * table[s + 1] <= b * table[0], 0)
         if t >= self.clip:
-            raise ParameterError(f"beta: got {b}; below what the clip K = {self.clip} allows")
+            raise ParameterError(
+                f"beta: got {short_fraction(b)}; below what the clip K = {self.clip} allows"
+            )
         return max(0, t)
 
 
@@ -401,15 +429,29 @@ class BinarySearchQuantile(GridQuantile):
         self.grid, self.n, self.quantile, self.rank = _on_grid(lower, upper, step, quantile, n)
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.steps = max(1, (self.grid.size - 1).bit_length())
+        # Public bounds first, before the ratio is bracketed: above 2^7 a step, hundreds of
+        # bits for no privacy; below 2^-32, a clip L past 2^37 (a window no table holds).
+        per_step = self.epsilon / self.steps
+        if per_step > MAX_EPSILON:
+            raise ParameterError(
+                f"epsilon: got {short_fraction(self.epsilon)} over {self.steps} steps; at most "
+                f"{MAX_EPSILON} a step (a count is then exact but for probability 2e^-64)"
+            )
+        if per_step < Fraction(1, 1 << 32):
+            raise ParameterError(
+                f"epsilon: got {short_fraction(self.epsilon)} over {self.steps} steps; at "
+                f"least 2^-32 a step (below, the noise's window 2L + 3 passes 2^38 values); "
+                f"choose a larger epsilon or a coarser grid"
+            )
         # GeoSample with budget 2 eps' is eps'-DP per unit change of one count.
-        budget = 2 * self.epsilon / self.steps
+        budget = 2 * per_step
         ratio = GeometricRatio.tight(budget)
         if clip is None:
             self.clip = min_power_at_least(ratio.exp_epsilon, Fraction(1 << CLIP_BITS))
         else:
             self.clip = check_positive_int(clip, "clip")
         try:
-            self.sampler = GeoSample(2 * self.clip + 2, budget, noise="tight")
+            self.sampler = GeoSample(2 * self.clip + 2, budget, noise="tight", samples=self.steps)
         except ParameterError as error:  # name what the user chose, not the inner sampler's n
             raise type(error)(
                 f"epsilon: got {short_fraction(self.epsilon)} over {self.steps} steps; the "
@@ -470,5 +512,7 @@ class BinarySearchQuantile(GridQuantile):
         b = probability(beta, "beta")
         a = self.sampler.accuracy(b / self.steps)
         if a > self.clip:
-            raise ParameterError(f"beta: got {b}; below what the clip L = {self.clip} allows")
+            raise ParameterError(
+                f"beta: got {short_fraction(b)}; below what the clip L = {self.clip} allows"
+            )
         return a

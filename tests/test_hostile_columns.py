@@ -1,0 +1,186 @@
+"""The standing hostile suite of the column mechanisms and basket files (issue 40 item 2).
+
+Every row is a command line a careless or hostile user could type against
+``vector-laplace``, ``vector-gaussian``, ``quantile-exponential``, ``quantile-binary``
+or ``plan-mean``: huge or tiny bounds, grids and budgets, malformed numbers, options
+of the wrong mechanism, shapes nobody meant.  Each runs in-process under the hostile
+limits (10 s of estimated work, 1 GiB) and must end clean: exit 0 with a release, or
+exit 2 with one line on stderr that names a flag, file or variable the user gave,
+never a traceback.  Work, not time, is what a test reads (``tests/work.py``): a hang
+is caught by the outer guard.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import run
+from work import hang_guard
+
+from finitedp.io.baskets import MAX_ITEMS
+
+HUGE = "1e9999"
+DIGITS = "7" * 5000  # past Python's 4,300-digit str() limit
+TINY = "1e-9999"
+
+#: (mechanism, its budget flag, the options it needs besides --columns/--bounds)
+MECHANISMS = [
+    ("vector-laplace", "--epsilon", []),
+    ("vector-gaussian", "--rho", []),
+    ("quantile-exponential", "--epsilon", ["--quantile", "1/2"]),
+    ("quantile-binary", "--epsilon", ["--quantile", "1/2"]),
+    ("plan-mean", "--rho", []),
+]
+
+#: Values of the budget flag: extreme, malformed, or of another form.
+BUDGETS = [
+    "0", "-1", "1e9", "1000000000", HUGE, TINY, "1/" + DIGITS, DIGITS, "nan", "inf",
+    "1/3.0", "half", "", "0x10", "1_0", "\u0661", "1e-9", "1/0",
+]  # fmt: skip
+
+#: --bounds values (with --grid 1 unless the row says otherwise).
+BOUNDS = [
+    "0:" + HUGE, "-" + HUGE + ":" + HUGE, "5:1", "1:1", "0:" + DIGITS, "a:b", "0", "0:1:2",
+    "0:100,0:100,0:100", ":", "0:1e15", "-1e15:1e15", "nan:1",
+]  # fmt: skip
+
+#: --grid values (with --bounds 0:100).
+GRIDS = ["0", "-1", TINY, "1/" + DIGITS, HUGE, "1e-15", "3", "200", "1/3,1/3,1/3", "x"]
+
+#: Other flags, one at a time.
+OTHERS = [
+    ["--beta", "0"], ["--beta", "1"], ["--beta", "2"], ["--beta", "1/" + DIGITS],
+    ["--p", "1000000000"], ["--p", "0"], ["--p", DIGITS], ["--p", "1/2"],
+    ["--quantile", "2"], ["--quantile", "-1"], ["--quantile", "1/" + DIGITS],
+    ["--rounds", DIGITS], ["--rounds", "0"], ["--rounds", "17"],
+    ["--columns", "zz"], ["--columns", "a,a"], ["--columns", ""],
+    ["--universe", "int:5"], ["--column", "a"], ["--items", "5"], ["--k", "3"],
+    ["--clamp"], ["--seed", "zz"], ["--delta", "1/100"],
+]  # fmt: skip
+
+#: The limits' variables, malformed.
+ENVIRONMENTS = ["0", "-5", "abc", "1.5", "", "9" * 40]
+
+
+def _cases() -> list[tuple[str, list[str], dict[str, str]]]:
+    cases: list[tuple[str, list[str], dict[str, str]]] = []
+    for (name, budget, extra), value in itertools.product(MECHANISMS, BUDGETS):
+        argv = ["--columns", "a", "--bounds", "0:100", *extra, budget, value]
+        cases.append((f"{name} {budget} {value[:12]!r}", [name, *argv], {}))
+    for (name, budget, extra), bounds in itertools.product(MECHANISMS, BOUNDS):
+        argv = ["--columns", "a,b", f"--bounds={bounds}", *extra, budget, "1"]
+        cases.append((f"{name} --bounds {bounds[:16]!r}", [name, *argv], {}))
+    for (name, budget, extra), grid in itertools.product(MECHANISMS, GRIDS):
+        argv = ["--columns", "a,b", "--bounds", "0:100", f"--grid={grid}", *extra, budget, "1"]
+        cases.append((f"{name} --grid {grid[:16]!r}", [name, *argv], {}))
+    for (name, budget, extra), other in itertools.product(MECHANISMS, OTHERS):
+        argv = ["--columns", "a,b", "--bounds", "0:100", *extra, budget, "1", *other]
+        cases.append((f"{name} {' '.join(other)[:20]}", [name, *argv], {}))
+    for (name, budget, extra), text in itertools.product(MECHANISMS, ENVIRONMENTS):
+        argv = ["--columns", "a", "--bounds", "0:100", *extra, budget, "1"]
+        cases.append((f"{name} SECONDS={text[:8]!r}", [name, *argv], {"SECONDS": text}))
+        cases.append((f"{name} MEMORY={text[:8]!r}", [name, *argv], {"MEMORY": text}))
+    return cases
+
+
+CASES = _cases()
+
+#: Basket files: --format baskets with hostile --items and files.
+BASKETS = [
+    ("items 0", ["--items", "0"], "b.txt"),
+    ("items max", ["--items", str(MAX_ITEMS)], "b.txt"),
+    ("items above max", ["--items", str(MAX_ITEMS + 1)], "b.txt"),
+    ("items digits", ["--items", DIGITS], "b.txt"),
+    ("items fraction", ["--items", "5/2"], "b.txt"),
+    ("items missing", [], "b.txt"),
+    ("an id past items", ["--items", "3"], "b.txt"),
+    ("a negative id", ["--items", "10"], "neg.txt"),
+    ("a word as id", ["--items", "10"], "word.txt"),
+    ("a huge id", ["--items", "10"], "hugeid.txt"),
+    ("an empty file", ["--items", "10"], "empty.txt"),
+    ("with --columns", ["--items", "10", "--columns", "a"], "b.txt"),
+    ("with --bounds", ["--items", "10", "--bounds", "0:1"], "b.txt"),
+    ("a folder", ["--items", "10"], "folder"),
+    ("a missing file", ["--items", "10"], "missing.txt"),
+]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("hostile-columns")
+    rows = [f"{i % 11},{(7 * i) % 101},{i % 5 - 2}" for i in range(40)]
+    (path / "num.csv").write_text("a,b,c\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    (path / "b.txt").write_text("".join(f"{i % 7} {(i * 3) % 10}\n" for i in range(60)))
+    (path / "neg.txt").write_text("1 2\n-3\n")
+    (path / "word.txt").write_text("1 2\nthree\n")
+    (path / "hugeid.txt").write_text("1 " + "9" * 5000 + "\n")
+    (path / "empty.txt").write_text("")
+    (path / "folder").mkdir()
+    return path
+
+
+def _clean(
+    argv: list[str], data: Path, capsys: pytest.CaptureFixture[str], mp: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
+    mp.chdir(data)
+    mp.setenv("FINITEDP_MAX_SECONDS", mp_seconds(mp))
+    with hang_guard():
+        code, out, err = run(argv, capsys)
+    assert code in (0, 2), (code, err[-500:])
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    if code == 2:
+        assert out == "" and len(lines) == 1, err
+        message = lines[0]
+        assert message.startswith("finitedp release: "), message
+        named = [a for a in argv if a.startswith("--")] + ["FINITEDP_MAX_", ".txt", ".csv"]
+        named += ["folder", "d: PLAN's steps"]
+        assert any(flag.split("=")[0] in message for flag in named), message
+        assert max(len(word) for word in message.split()) < 200, message  # no 5000-digit echo
+    else:
+        json.loads(out)  # a whole release document
+    return code, out, err
+
+
+def mp_seconds(mp: pytest.MonkeyPatch) -> str:
+    import os
+
+    return os.environ.get("FINITEDP_MAX_SECONDS", "10")
+
+
+@pytest.mark.parametrize(("argv", "env"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_column_mechanisms_end_clean(
+    argv: list[str],
+    env: dict[str, str],
+    data: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "10")
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1G")
+    for key, value in env.items():
+        monkeypatch.setenv(f"FINITEDP_MAX_{key}", value)
+    code, _, err = _clean(["release", "num.csv", "--mechanism", *argv], data, capsys, monkeypatch)
+    if env and env.get("SECONDS", env.get("MEMORY")) != "9" * 40:
+        assert code == 2 and f"FINITEDP_MAX_{next(iter(env))}" in err  # refused, not ignored
+
+
+@pytest.mark.parametrize(("argv", "name"), [b[1:] for b in BASKETS], ids=[b[0] for b in BASKETS])
+def test_basket_files_end_clean(
+    argv: list[str],
+    name: str,
+    data: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "10")
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1G")
+    base = ["release", name, "--format", "baskets", "--mechanism", "plan-mean", "--rho", "1"]
+    _clean([*base, *argv], data, capsys, monkeypatch)
+
+
+def test_the_suite_is_large_enough() -> None:
+    assert len(CASES) + len(BASKETS) >= 300
