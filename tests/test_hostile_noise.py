@@ -325,11 +325,6 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "epsilon",
     ),
     (
-        lambda: BinarySearchQuantile(0, 100, quantile="1/2", n=3, epsilon=Fraction(1, 10**4)),
-        ResourceLimitError,
-        "epsilon",
-    ),
-    (
         "exp quantile eps 10^-9",
         lambda: ExponentialQuantile.from_epsilon(
             0, 100, quantile="1/2", n=3, epsilon=Fraction(1, 10**9)
