@@ -122,11 +122,17 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def hostile_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hostile suite's limits: 10 s of estimated work, 1 GiB."""
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "10")
+    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1G")
+
+
 def _clean(
     argv: list[str], data: Path, capsys: pytest.CaptureFixture[str], mp: pytest.MonkeyPatch
 ) -> tuple[int, str, str]:
     mp.chdir(data)
-    mp.setenv("FINITEDP_MAX_SECONDS", mp_seconds(mp))
     with hang_guard():
         code, out, err = run(argv, capsys)
     assert code in (0, 2), (code, err[-500:])
@@ -145,12 +151,6 @@ def _clean(
     return code, out, err
 
 
-def mp_seconds(mp: pytest.MonkeyPatch) -> str:
-    import os
-
-    return os.environ.get("FINITEDP_MAX_SECONDS", "10")
-
-
 @pytest.mark.parametrize(("argv", "env"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_column_mechanisms_end_clean(
     argv: list[str],
@@ -159,8 +159,6 @@ def test_column_mechanisms_end_clean(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "10")
-    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1G")
     for key, value in env.items():
         monkeypatch.setenv(f"FINITEDP_MAX_{key}", value)
     code, _, err = _clean(["release", "num.csv", "--mechanism", *argv], data, capsys, monkeypatch)
@@ -176,8 +174,6 @@ def test_basket_files_end_clean(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "10")
-    monkeypatch.setenv("FINITEDP_MAX_MEMORY", "1G")
     base = ["release", name, "--format", "baskets", "--mechanism", "plan-mean", "--rho", "1"]
     _clean([*base, *argv], data, capsys, monkeypatch)
 
