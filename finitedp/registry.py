@@ -112,6 +112,9 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     mean_vectors.cases,
     alp_vectors.later_cases,
     blanketvectors.cases,
+    aggregation_vectors.later_cases,
+    selection_vectors.spec_cases,
+    blanketvectors.later_cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

@@ -79,6 +79,35 @@ def _chain(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> Any:
     return None if size is None else str(size)
 
 
+def exp_at_least(r: Fraction, x: Fraction) -> bool:
+    """``r <= e^x`` for rationals ``x >= 0``, decided by Taylor brackets narrowed until
+    they decide (``r = e^x`` is impossible for rational ``x > 0``)."""
+    terms = 8
+    while True:
+        total, term = Fraction(0), Fraction(1)
+        for j in range(terms):
+            total += term
+            term = term * x / (j + 1)
+        # the remainder after `terms` terms is at most term / (1 - x/(terms + 1))
+        upper = total + term / (1 - x / (terms + 1)) if terms + 1 > x else None
+        if r <= total:
+            return True
+        if upper is not None and r > upper:
+            return False
+        terms *= 2
+
+
+def slack_h(ratio: Fraction, eps: Fraction, n: int) -> int:
+    """SPEC.md 2g, "The slack h"."""
+    m = 2 * (2 * n + 1)
+    h = m.bit_length() + 16
+    while h <= 4096:
+        if exp_at_least(ratio * ratio * Fraction(2**h, 2**h - m), eps):
+            return h
+        h += 16
+    raise ValueError("no h: the mechanism is refused")
+
+
 def _blanket(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: Taking) -> Any:
     n, big_n = int(p["n"]), int(p["universe_size"])
     eps, beta = Fraction(p["epsilon"]), Fraction(p["beta"])
@@ -102,7 +131,11 @@ def _blanket(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: 
     for _ in range(n - len(counts)):
         tape.take(d)
     last = 2 * n
-    g, _, thresholds = chain_thresholds(big_n, tail, d, last, int(derived["h"]))
+    ratio = sampler.privacy_ratio  # section 1's b/a
+    assert ratio is not None
+    h = slack_h(ratio, eps, n)
+    assert str(h) == derived["h"]
+    g, _, thresholds = chain_thresholds(big_n, tail, d, last, h)
     size = chain_size(tape, g, thresholds)
     used = last if size is None else size
     moved: dict[int, int] = {}

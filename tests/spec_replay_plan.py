@@ -118,6 +118,32 @@ def _f(x: Fraction) -> Fraction:
     return Fraction(isqrt((x.numerator << 128) // x.denominator), 1 << 64)
 
 
+def _simplest(low: Fraction, high: Fraction) -> Fraction:
+    """The rational of least denominator in ``[low, high]`` (``0 < low <= high``)."""
+    whole = low.numerator // low.denominator
+    if whole == low or whole + 1 <= high:
+        return Fraction(whole if whole == low else whole + 1)
+    return whole + 1 / _simplest(1 / (high - whole), 1 / (low - whole))
+
+
+def exponential_base(x: Fraction) -> Fraction:
+    """SPEC.md 2f, "The bases": the exponential quantile's base for the zCDP share ``x``."""
+    eight = 8 * x
+    s = 64 + eight.denominator.bit_length()
+    eps = Fraction(isqrt((eight.numerator << (2 * s)) // eight.denominator), 1 << s)
+    eps *= 1 - Fraction(1, 1 << 20)
+    y = eps / 2
+    total, term, j = Fraction(0), Fraction(1), 0
+    while True:  # S = the sum of the terms before the first small one past 2y
+        total += term
+        j += 1
+        term = term * y / j
+        if j + 1 > 2 * y and term <= Fraction(1, 1 << 68):
+            break
+    low = Fraction((total.numerator << 64) // total.denominator, 1 << 64)
+    return _simplest(1 + (low - 1) * (1 - Fraction(1, 1 << 16)), low)
+
+
 class _Plan:
     def __init__(self, p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> None:
         self.p, self.derived, self.tape = p, derived, tape
@@ -140,7 +166,9 @@ class _Plan:
         m = mq.numerator // mq.denominator
         kind = "exponential" if name == "radius" else self.p["selection"]
         if kind == "exponential":
-            return _fixed(Fraction(self.derived[f"{name}_base"]), size, s, m, self.tape)[0]
+            base = exponential_base(rho)  # recomputed: the vectors' derived value only checks it
+            assert str(base) == self.derived[f"{name}_base"]
+            return _fixed(base, size, s, m, self.tape)[0]
         if kind == "gaussian":
             return _gaussian_search(rho, size, s, m, self.tape)[0]
         a, b = int(self.derived[f"{name}_a"]), int(self.derived[f"{name}_b"])

@@ -111,3 +111,24 @@ def test_non_ascii_and_other_mechanisms_are_refused(
     assert code == 2 and "basket files are read by plan-mean" in err
     code, _, err = run(["release", str(baskets), "--items", "5", *BASE], capsys)
     assert code == 2 and "--items: got 5; it goes with --format baskets" in err
+
+
+def test_the_basket_file_is_read_once(
+    baskets: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two passes (count, then parse) released a mixture of two versions of a file
+    # that changed in between (issue 40): one open, one read.
+    import finitedp.io.baskets as module
+
+    opened: list[str] = []
+    real_open = open
+
+    def counting_open(path: object, *args: object, **kwargs: object) -> object:
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(module, "open", counting_open, raising=False)
+    argv = ["release", str(baskets), "--format", "baskets", "--items", "5", *BASE]
+    code, out, _ = run(argv, capsys)
+    assert code == 0 and json.loads(out)["parameters"]["n"] == 6
+    assert opened == [str(baskets)]

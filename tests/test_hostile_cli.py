@@ -230,7 +230,8 @@ TIME_CASES = [
         "pmg at epsilon 10^-6",
         [*TINY, "--mechanism", "pmg", "--k", "2", "--delta", "1/1000"],
         "60",
-        r"n = \d+, epsilon = 1/500000: GeoSample over \d+-bit integers and 3 samples would "
+        r"epsilon: got 1/1000000, with the noise clamped to \[-R, R\], R = \d+: GeoSample "
+        r"over \d+-bit integers and 3 samples would "
         r"take about \d+ s, above the time budget of 60 s; .* raise the budget with "
         r"FINITEDP_MAX_SECONDS",
     ),

@@ -180,3 +180,58 @@ def test_basket_files_end_clean(
 
 def test_the_suite_is_large_enough() -> None:
     assert len(CASES) + len(BASKETS) >= 300
+
+
+#: Issue 40 item 2, the histogram side: commands that ran unbounded or could not be
+#: acted on.  Each must end under the hostile limits with one line naming what to change.
+SMALL = ["release", "small.csv", "--column", "a", "--universe", "utf8:4", "--quiet"]
+HISTOGRAMS = [
+    ("pmg at eps 10^-6", [*SMALL, "--mechanism", "pmg", "--k", "2", "--delta", "1/10",
+                          "--epsilon", "1/1000000"], "epsilon"),
+    ("stability at eps 10^-6", [*SMALL, "--mechanism", "stability", "--delta", "1/10",
+                                "--epsilon", "1/1000000"], "epsilon"),
+    ("pure-sparse at eps 10^-6", [*SMALL, "--mechanism", "pure-sparse", "--epsilon",
+                                  "1/1000000"], "epsilon"),
+    ("the default at eps 10^-6", [*SMALL, "--epsilon", "1/1000000"], "epsilon"),
+    ("pmg k 10^7", [*SMALL, "--mechanism", "pmg", "--k", "10000000", "--delta", "1/10",
+                    "--epsilon", "1"], "k = 10000000"),
+    ("bounded-geometric over 10^7 bins", ["release", "small.csv", "--column", "a",
+     "--universe", "int:10000000", "--mechanism", "bounded-geometric", "--epsilon", "1"],
+     "10,000,000 bins"),
+    ("alp over utf8:65536", [*SMALL[:5], "utf8:65536", "--mechanism", "alp", "--epsilon", "1"],
+     "utf8:L"),
+    ("pmg-pure audit at n = 3", ["audit", "pmg-pure", "--n", "3", "--universe-size", "3",
+     "--epsilon", "1", "--k", "1", "--max-length", "3"], "FINITEDP_MAX_SECONDS"),
+    ("10^4 columns", ["release", "wide.csv", "--mechanism", "vector-laplace", "--bounds", "0:9",
+                      "--epsilon", "1", "--columns", ",".join(f"c{i}" for i in range(10_000))],
+     "--columns: got 10,000 columns"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"), [h[1:] for h in HISTOGRAMS], ids=[h[0] for h in HISTOGRAMS]
+)
+def test_histogram_extremes_are_refused_by_name(
+    argv: list[str],
+    named: str,
+    data: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (data / "small.csv").write_text("a\n1\n2\n1\n", encoding="utf-8")
+    header = ",".join(f"c{i}" for i in range(10_000))
+    (data / "wide.csv").write_text(header + "\n" + ",".join("1" * 10_000) + "\n")
+    monkeypatch.chdir(data)
+    with hang_guard():
+        code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and named in err, err
+
+
+def test_compact_beyond_its_fields_is_a_size_limit_and_the_default_moves_on() -> None:
+    from finitedp.compact.histogram import CompactHistogram
+    from finitedp.errors import ResourceLimitError
+
+    # A size limit, not a bad parameter: the default mechanism moves on past it.
+    with pytest.raises(ResourceLimitError, match=r"epsilon = 1, n = 1000000, .*3\^13"):
+        CompactHistogram(10**6, 10_000, 1, counter="geo")

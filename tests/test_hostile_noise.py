@@ -21,6 +21,7 @@ from finitedp.aggregation import budget_split
 from finitedp.aggregation.vectorsum import EllipticalGaussian, ParallelotopeLaplace
 from finitedp.counting.gaussian import DiscreteGaussian
 from finitedp.counting.mixedgeometric import MixedGeometric
+from finitedp.counting.twosided import ClampedGeometric, clamp_tail, least_tail
 from finitedp.errors import (
     FiniteDPError,
     FloatParameterError,
@@ -32,13 +33,20 @@ from finitedp.exactmath import exp_bounds
 from finitedp.mean import PLAN
 from finitedp.selection import BinarySearchQuantile, ExponentialMechanism, ExponentialQuantile, Grid
 from finitedp.selection.gaussianquantile import GaussianBinarySearchQuantile
+from finitedp.sketches.private import PrivateMisraGries
 
 HUGE = Fraction(1, 10**5000)
+F6 = Fraction(1, 10**6)
 
 
 @functools.cache
 def _small_plan() -> PLAN:
     return PLAN(0, 1, d=1, n=2, rho=1)
+
+
+@functools.cache
+def _small_plan2() -> PLAN:
+    return PLAN(0, 1, d=2, n=2, rho=1)
 
 
 CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
@@ -220,7 +228,7 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("mixed float low", lambda: MixedGeometric(1, 1, 0.0, 2), FloatParameterError, "low"),
     ("mixed moment p huge", lambda: MixedGeometric(1, 1, 0, 2).moment(10**6), ParameterError, "p"),
     ("mixed value off", lambda: MixedGeometric(1, 1, 0, 2).sample(3), ParameterError, "value"),
-    ("split p huge", lambda: budget_split([1, 2], "l1", p=10**9), ParameterError, "exponent"),
+    ("split p huge", lambda: budget_split([1, 2], "l1", p=10**9), ParameterError, "p: got"),
     ("split norm", lambda: budget_split([1, 2], "l7"), ParameterError, "norm"),
     (
         "laplace fine grid",
@@ -349,6 +357,188 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
     ("plan 10^5000 steps", lambda: PLAN(0, 10**5000, d=2, n=10, rho=1), ParameterError, "step"),
     ("grid of 2^64 points", lambda: Grid(0, 2**64).indices([3, "1/2"]), ParameterError, "values"),
     ("exp_bounds 2^25", lambda: exp_bounds(2**25), ParameterError, "exponent"),
+    # issue 40 item 2, second part: the sketches' noise, grids, splits and the rest
+    ("pmg k 0", lambda: PrivateMisraGries(0, 10, 1, "1/10"), ParameterError, "k: got 0"),
+    ("pmg k 10^12", lambda: PrivateMisraGries(10**12, 10, 1, "1/10"), ResourceLimitError, "k ="),
+    ("pmg delta 1", lambda: PrivateMisraGries(2, 10, 1, 1), ParameterError, "delta"),
+    ("pmg delta float", lambda: PrivateMisraGries(2, 10, 1, 0.1), FloatParameterError, "delta"),
+    ("pmg eps 0", lambda: PrivateMisraGries(2, 10, 0, "1/10"), ParameterError, "epsilon"),
+    (
+        "pmg threshold",
+        lambda: PrivateMisraGries(2, 10, 1, "1/10", threshold="x"),
+        ParameterError,
+        "threshold",
+    ),
+    (
+        "pmg eps 10^-6, delta 10^-100",
+        lambda: PrivateMisraGries(2, 10, F6, Fraction(1, 10**100)),
+        ResourceLimitError,
+        "epsilon: got 1/1000000",
+    ),
+    (
+        "pmg element 11",
+        lambda: PrivateMisraGries(2, 10, 1, "1/10").release([11]),
+        ParameterError,
+        "element",
+    ),
+    (
+        "pmg element float",
+        lambda: PrivateMisraGries(2, 10, 1, "1/10").release([1.0]),
+        ParameterError,
+        "element",
+    ),
+    ("clamped R 0", lambda: ClampedGeometric(1, 0), ParameterError, "R"),
+    ("clamped eps float", lambda: ClampedGeometric(0.5, 3), FloatParameterError, "epsilon"),
+    (
+        "least_tail alpha 1",
+        lambda: least_tail(Fraction(1), Fraction(1, 10)),
+        ParameterError,
+        "alpha",
+    ),
+    ("clamp_tail j 0", lambda: clamp_tail(Fraction(1, 2), 0), ParameterError, "j = 0"),
+    ("grid step 0", lambda: Grid(0, 1, 0), ParameterError, "step"),
+    ("grid reversed", lambda: Grid(1, 0), ParameterError, "upper"),
+    ("grid float", lambda: Grid(0.0, 1), FloatParameterError, "lower"),
+    ("grid index off", lambda: Grid(0, 10).index("1/2"), ParameterError, "not on the grid"),
+    ("grid index out", lambda: Grid(0, 10).index(11), ParameterError, "[0, 10]"),
+    ("grid value text", lambda: Grid(0, 10).indices(["abc"]), ParameterError, "values[0]"),
+    ("split empty", lambda: budget_split([], "l1"), ParameterError, "sensitivities"),
+    ("split zero", lambda: budget_split([0, 1], "l1"), ParameterError, "sensitivities[0]"),
+    ("split float", lambda: budget_split([0.5, 1], "l1"), FloatParameterError, "sensitivities[0]"),
+    (
+        "split exponent < 0",
+        lambda: budget_split([1, 2], "l2", exponent=-1),
+        ParameterError,
+        "exponent",
+    ),
+    ("split p 0", lambda: budget_split([1, 2], "l2", p=0), ParameterError, "p: got 0"),
+    ("split p 63 l2", lambda: budget_split([1, 2], "l2", p=63), ParameterError, "p: got 63"),
+    (
+        "binary quantile clip 10^12",
+        lambda: BinarySearchQuantile(0, 10, quantile="1/2", n=5, epsilon=1, clip=10**12),
+        ResourceLimitError,
+        "clip: got 1000000000000",
+    ),
+    (
+        "binary quantile q 2",
+        lambda: BinarySearchQuantile(0, 10, quantile=2, n=5, epsilon=1),
+        ParameterError,
+        "quantile",
+    ),
+    (
+        "binary quantile q float",
+        lambda: BinarySearchQuantile(0, 10, quantile=0.5, n=5, epsilon=1),
+        FloatParameterError,
+        "quantile",
+    ),
+    (
+        "binary quantile n mismatch",
+        lambda: BinarySearchQuantile(0, 10, quantile="1/2", n=5, epsilon=1).release([1, 2]),
+        ParameterError,
+        "values",
+    ),
+    (
+        "exp quantile clip 10^12",
+        lambda: ExponentialQuantile(0, 10, quantile="1/2", n=5, base=2, clip=10**12),
+        ResourceLimitError,
+        "clip K = 1000000000000",
+    ),
+    (
+        "exp quantile base float",
+        lambda: ExponentialQuantile(0, 10, quantile="1/2", n=5, base=2.0),
+        FloatParameterError,
+        "base",
+    ),
+    (
+        "exp quantile base 1/2",
+        lambda: ExponentialQuantile(0, 10, quantile="1/2", n=5, base="1/2"),
+        ParameterError,
+        "base",
+    ),
+    (
+        "gaussian quantile rho float",
+        lambda: GaussianBinarySearchQuantile(0, 9, quantile=0, n=1, rho=0.5),
+        FloatParameterError,
+        "rho",
+    ),
+    (
+        "gaussian quantile n 0",
+        lambda: GaussianBinarySearchQuantile(0, 9, quantile=0, n=0, rho=1),
+        ParameterError,
+        "n",
+    ),
+    (
+        "em utility float",
+        lambda: ExponentialMechanism(2).sample([0.5]),
+        ParameterError,
+        "utility 0",
+    ),
+    ("em utility text", lambda: ExponentialMechanism(2).sample(["a"]), ParameterError, "utility 0"),
+    ("laplace n 0", lambda: ParallelotopeLaplace([Grid(0, 1)], 0, 1), ParameterError, "n"),
+    ("laplace no grids", lambda: ParallelotopeLaplace([], 10, 1), ParameterError, "grids"),
+    (
+        "laplace sums float",
+        lambda: ParallelotopeLaplace([Grid(0, 1)], 2, 1).release_sums([0.5]),
+        ParameterError,
+        "sums[0]",
+    ),
+    (
+        "gauss two sums for d = 1",
+        lambda: EllipticalGaussian([Grid(0, 1)], 2, 1).release_sums([1, 1]),
+        ParameterError,
+        "sums",
+    ),
+    (
+        "gauss rho float",
+        lambda: EllipticalGaussian([Grid(0, 1)], 2, 0.5),
+        FloatParameterError,
+        "rho",
+    ),
+    (
+        "gauss epsilon_for 0",
+        lambda: EllipticalGaussian([Grid(0, 1)], 2, 1).epsilon_for(0),
+        ParameterError,
+        "delta",
+    ),
+    ("mixed sample float", lambda: MixedGeometric(1, 1, 0, 2).sample(0.5), ParameterError, "value"),
+    ("mixed sensitivity 0", lambda: MixedGeometric(1, 0, 0, 2), ParameterError, "sensitivity"),
+    ("plan lower > upper", lambda: PLAN(1, -1, d=2, n=10, rho=1), ParameterError, "upper"),
+    ("plan d 0", lambda: PLAN(-1, 1, d=0, n=10, rho=1), ParameterError, "d: got 0"),
+    (
+        "plan rounds 10^9",
+        lambda: PLAN(-1, 1, d=2, n=10, rho=1, rounds=10**9),
+        ParameterError,
+        "rounds",
+    ),
+    ("plan float lower", lambda: PLAN(-1.0, 1, d=2, n=10, rho=1), FloatParameterError, "lower"),
+    (
+        "plan one row of two",
+        lambda: _small_plan2().release_indices([[0, 0]]),
+        ParameterError,
+        "rows",
+    ),
+    (
+        "plan ragged rows",
+        lambda: _small_plan2().release_indices([[0, 0], [1]]),
+        ParameterError,
+        "rows",
+    ),
+    (
+        "plan rows of text",
+        lambda: _small_plan2().release_indices([["a", "b"], ["c", "d"]]),
+        ParameterError,
+        "rows",
+    ),
+    ("accountant adds text", lambda: Accountant("x").add("abc"), ParameterError, "guarantee"),
+    ("guarantee rho < 0", lambda: Guarantee.zcdp(-1, "x"), ParameterError, "rho"),
+    ("gauss sample_many -1", lambda: DiscreteGaussian(3).sample_many(-1), ParameterError, "count"),
+    ("gauss variance 0", lambda: DiscreteGaussian.from_variance(0), ParameterError, "sigma2"),
+    (
+        "gauss ratio 1/2",
+        lambda: DiscreteGaussian(3).hockey_stick(Fraction(1, 2)),
+        ParameterError,
+        "exp_epsilon",
+    ),
 ]
 
 
@@ -369,7 +559,7 @@ def one_gib(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_refused_quickly_by_name(
     call: Callable[[], Any], error: type[Exception], name: str
 ) -> None:
-    _small_plan()  # built once, outside the count: the release's refusal is what is measured
+    _small_plan(), _small_plan2()  # built outside the count: the refusal is what is measured
     raised = refused_within(call, error)
     assert isinstance(raised, ValueError | TypeError)
     assert name in str(raised)

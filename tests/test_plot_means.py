@@ -57,20 +57,20 @@ def test_malformed_documents_are_refused_and_the_bars_are_two_deviations(release
     assert series.bars() == [2 * sigma * float(d) for d in series.deviations]
     bad = json.loads(release.read_text(encoding="utf-8"))
     bad["parameters"]["columns"] = {"name": "a"}
-    with pytest.raises(ParameterError, match="columns: one per estimate"):
+    with pytest.raises(ParameterError, match="columns: expected a non-empty list"):
         mean_series(bad, "r.json")
     scales = json.loads(release.read_text(encoding="utf-8"))
     scales["release"]["scales"].append(1)  # columns and estimates agree, scales do not
-    with pytest.raises(ParameterError, match="columns: one per estimate"):
+    with pytest.raises(ParameterError, match="one of each per coordinate"):
         mean_series(scales, "r.json")
     rounds = json.loads(release.read_text(encoding="utf-8"))
     rounds["release"]["rounds"] = [{"clip_radius": 1}, {"clip_radius": 2}]
     mean_series(rounds, "r.json")  # a radius of 1 is a radius
     rounds["release"]["rounds"][0]["clip_radius"] = 0
-    with pytest.raises(ParameterError, match="positive clip_radius"):
+    with pytest.raises(ParameterError, match="clip_radius: got 0; it must be at least 1"):
         mean_series(rounds, "r.json")
     rounds["release"]["rounds"][0] = {"clip_radius": 1, "noise_share": "0"}
-    with pytest.raises(ParameterError, match="every noise_share must be positive"):
+    with pytest.raises(ParameterError, match="noise_share: got '0'; it must be positive"):
         mean_series(rounds, "r.json")
 
 

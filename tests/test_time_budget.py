@@ -7,15 +7,17 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
+import mpmath
 import pytest
 from cli_run import run
 from hypothesis import given
 from hypothesis import strategies as st
+from work import calls_made
 
 from finitedp.alp.mechanism import ALP
 from finitedp.counting.fastsample import FastSample, fastsample_plan
 from finitedp.counting.geosample import GeoSample
-from finitedp.counting.twosided import clamp_tail
+from finitedp.counting.twosided import EXACT_TAIL_BITS, clamp_tail
 from finitedp.errors import ParameterError, ParameterTypeError, ResourceLimitError
 from finitedp.guarantees import Privacy
 from finitedp.histograms.keepheavy import require_pure_sparse_time, round_up_cube_root
@@ -131,12 +133,24 @@ def test_pure_sparse_estimate_grows_like_n_to_the_four_thirds_plus_its_randomnes
         require_pure_sparse_time(10**5, 2**64)
 
 
-def test_exact_geometric_tails_are_estimated(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_geometric_tails_are_exact_when_small_and_certified_when_large() -> None:
     alpha = Fraction(999_999, 1_000_000)
     assert clamp_tail(alpha, 3) == alpha**3 / (1 + alpha)
-    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "10")
-    with pytest.raises(ResourceLimitError, match=r"the exact tail alpha\^j/\(1 \+ alpha\)"):
-        clamp_tail(alpha, 10**7)
+    # 20-bit terms: exact up to EXACT_TAIL_BITS, a rounded-up bound one step beyond.
+    last = EXACT_TAIL_BITS // 20
+    assert clamp_tail(alpha, last) == alpha**last / (1 + alpha)
+    exact = alpha ** (last + 1) / (1 + alpha)
+    above = clamp_tail(alpha, last + 1)
+    assert exact < above <= exact * (1 + Fraction(1, 2**100))
+    assert above.denominator.bit_count() == 1  # a dyadic bound, not a huge fraction
+    # j = 10^7 (20-million-bit exact terms): bounded work, and right by mpmath.
+    raised, calls = calls_made(lambda: clamp_tail(alpha, 10**7))
+    assert raised is None and calls < 2_000
+    mpmath.mp.dps = 60
+    ideal = mpmath.power(mpmath.mpf(999_999) / 10**6, 10**7) / (1 + mpmath.mpf(999_999) / 10**6)
+    value = clamp_tail(alpha, 10**7)
+    ratio = mpmath.mpf(value.numerator) / value.denominator / ideal
+    assert 1 - mpmath.mpf(10) ** -40 < ratio < 1 + mpmath.mpf(2) ** -90
 
 
 def test_default_candidates_in_order() -> None:
@@ -196,8 +210,10 @@ def test_huge_guarantees_display_without_the_digit_limit() -> None:
     assert readable_fraction(-Fraction(10**40 + 1, 10**47)) == "-(<= 1.01e-7)"
     pmg = PrivateMisraGries(4, 10, 1, tiny)
     release = pmg.release([1, 2, 3, 3])
-    assert "delta = <a 32378-bit integer>/<a 48988-bit integer>" in repr(pmg)
-    assert "delta='<a 32378-bit integer>" in repr(release)
+    # The exact tail would have 32378/48988-bit terms: stated by a 128-bit bound.
+    assert "delta = <a 128-bit integer>/<a 16739-bit integer>" in repr(pmg)
+    assert "delta='<a 128-bit integer>" in repr(release)
+    assert pmg.stated_delta <= tiny
 
 
 def test_the_summary_line_rounds_long_fractions_up(

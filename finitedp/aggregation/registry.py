@@ -14,7 +14,7 @@ from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource
 from ..params import exact_fraction
-from ..selection.quantile import Grid
+from ..selection.grid import Grid
 from .vectorsum import NEIGHBOURS, EllipticalGaussian, ParallelotopeLaplace
 
 __all__ = ["COLUMN_ENTRIES"]

@@ -34,7 +34,13 @@ from math import isqrt
 import gmpy2
 
 from ..errors import ParameterError
-from ..params import check_positive_int, exact_fraction, positive_fraction, short_fraction
+from ..params import (
+    check_positive_int,
+    exact_fraction,
+    positive_fraction,
+    short_fraction,
+    short_int,
+)
 
 __all__ = [
     "EXACT_TERMS",
@@ -115,7 +121,8 @@ def budget_split(
         exponent: ``e >= 0`` rational; default the optimal one for ``norm`` and ``p``.
 
     Raises:
-        ParameterError: an empty or non-positive sensitivity, an unknown norm, ``e < 0``.
+        ParameterError: an empty or non-positive sensitivity, an unknown norm, ``e < 0``,
+            or, without ``exponent``, a ``p`` whose optimal exponent has terms above 64.
     """
     if norm not in ("l1", "l2"):
         raise ParameterError(f"norm: got {norm!r}; use 'l1' (Laplace) or 'l2' (Gaussian)")
@@ -124,6 +131,13 @@ def budget_split(
         raise ParameterError("sensitivities: got none; give one per coordinate")
     deltas = [positive_fraction(s, f"sensitivities[{i}]") for i, s in enumerate(sensitivities)]
     best = optimal_exponent(norm, p)
+    if exponent is None and best.denominator > MAX_EXPONENT_TERMS:
+        # Name the caller's p: the exponent is ours, derived from it.
+        raise ParameterError(
+            f"p: got {short_int(p)}; the optimal split's exponent {short_fraction(best)} has "
+            f"terms above {MAX_EXPONENT_TERMS} (it is taken by integer roots): choose p <= "
+            f"{MAX_EXPONENT_TERMS - 2}, or give an exponent"
+        )
     e = best if exponent is None else exact_fraction(exponent, "exponent")
     if e < 0 or e.numerator > MAX_EXPONENT_TERMS or e.denominator > MAX_EXPONENT_TERMS:
         raise ParameterError(

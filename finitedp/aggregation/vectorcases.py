@@ -18,7 +18,7 @@ from ..entries import JSON, VectorCase, VectorKind, cache_key
 from ..jsonvalues import decimal, parse_uint, rational
 from ..oracle import RandomSource
 from ..params import exact_fraction
-from ..selection.quantile import Grid
+from ..selection.grid import Grid
 from .vectorsum import EllipticalGaussian, ParallelotopeLaplace
 
 __all__ = ["PRIMITIVES", "cases"]
@@ -137,3 +137,19 @@ def cases() -> Iterator[VectorCase]:
     for p, rho, sums in (("2", "1/2", ["6", "2", "17"]), ("1", "2", ["12", "0", "9"])):
         params = {**grids, "n": "3", "rho": rho, "p": p, "sums": sums}
         yield "EllipticalGaussian", params, 2
+
+
+def later_cases() -> Iterator[VectorCase]:
+    """Issue 40: a coordinate whose ``sigma^2`` passes ``2^28`` (SPEC.md 2e step 3's second
+    precision rule), listed first, so that the draws (by increasing ``sigma^2``) are not in
+    coordinate order."""
+    params = {
+        "lowers": ["0", "0"],
+        "uppers": ["32768", "1"],
+        "steps": ["1", "1"],
+        "n": "3",
+        "rho": "1/2",
+        "p": "2",
+        "sums": ["50000", "2"],
+    }
+    yield "EllipticalGaussian", params, 2

@@ -50,7 +50,7 @@ from ..params import (
     short_fraction,
     short_int,
 )
-from ..selection.quantile import Grid
+from ..selection.grid import Grid
 from .split import BudgetSplit, budget_split, exact_sum
 
 __all__ = [

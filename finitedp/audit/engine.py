@@ -28,6 +28,7 @@ from ..checker.plan import (
 )
 from ..exactmath import compare_exp, exp_bounds
 from ..guarantees import Privacy
+from ..resources import TIME_ENV, describe_seconds, max_seconds
 from .report import (
     AccuracyFinding,
     AuditTooLargeError,
@@ -257,6 +258,25 @@ def _reorderings(datasets: Sequence[Dataset], count: int = 3) -> list[tuple[Data
     return [(d, tuple(reversed(d))) for d in varied[:count] if len(set(d)) > 1]
 
 
+def _refuse_if_slow(spec: AuditPlan, paths: int, explored: int, datasets: int) -> None:
+    """Refuse once the paths seen, projected over every dataset, pass the time budget.
+
+    A projection from counted paths, never from a clock: the same instance is
+    refused at the same dataset on every machine.
+    """
+    projected = paths * datasets // explored
+    seconds = Fraction(projected * spec.path_microseconds, 10**6)
+    budget = max_seconds()
+    if seconds > budget:
+        raise AuditTooLargeError(
+            f"after {explored} of {datasets} datasets ({paths:,} paths) the enumeration is "
+            f"projected at about {projected:,} paths, {describe_seconds(seconds)} at "
+            f"{spec.path_microseconds} microseconds a path, above the time budget of "
+            f"{describe_seconds(budget)}; audit a smaller instance ({spec.hint or 'smaller n'}) "
+            f"or raise the budget with {TIME_ENV}"
+        )
+
+
 def run_plan(
     spec: AuditPlan,
     n: int,
@@ -281,6 +301,7 @@ def run_plan(
                 f"{len(explored)} of {len(datasets)} datasets; raise max_paths or audit a "
                 f"smaller instance"
             )
+        _refuse_if_slow(spec, total, len(explored), len(datasets))
         progress.advance(1)
     reordered = [] if ordered else _reorderings(datasets)
     same_law = True

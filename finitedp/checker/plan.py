@@ -149,6 +149,8 @@ class AuditPlan:
         streams: the datasets are streams of 0 to ``n`` elements in order, and
             neighbours add or remove one element (Lebeda thesis Def 3.1) instead of
             replacing one row (BV Def 2.1).
+        path_microseconds: an upper estimate of one path's cost, so that the
+            enumeration is refused once its projected time passes the time budget.
     """
 
     title: str
@@ -165,6 +167,7 @@ class AuditPlan:
     counts: Callable[[Any], tuple[int | Fraction, ...]] | None = None
     hint: str = ""
     streams: bool = False
+    path_microseconds: int = 150
 
 
 def sum_exact(probabilities: Iterable[Fraction]) -> Fraction:

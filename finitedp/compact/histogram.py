@@ -39,7 +39,7 @@ from typing import Any
 from ..counting.base import CountingSampler
 from ..counting.fastsample import FastSample
 from ..counting.geosample import GeoSample
-from ..errors import ParameterError
+from ..errors import ParameterError, ResourceLimitError
 from ..exactmath import ceil_ln, ceil_log
 from ..guarantees import Accuracy, Privacy
 from ..histograms.dataset import check_universe, dataset_counts
@@ -205,9 +205,13 @@ class CompactHistogram:
         bits = ceil_log(max(self._universe, 30 * self._sampler.d * eps.denominator), 2)
         self._level = max(0, ceil_log(Fraction(bits, 2), 3))
         if self._level > MAX_LEVEL:
-            raise ParameterError(
-                f"n, universe_size, epsilon: the field GF(2^(2*3^{self._level})) of Thm 8.6 "
-                f"is beyond l = {MAX_LEVEL}"
+            # A size limit, not a wrong parameter: the default moves on to blanket.
+            raise ResourceLimitError(
+                f"epsilon = {eps}, n = {self._n}, universe_size = {short_int(self._universe)}: "
+                f"CompactHistogram (Thm 8.6) would need the field GF(2^(2*3^{self._level})), "
+                f"elements of {short_int(2 * 3**self._level)} bits; finitedp's fields stop at "
+                f"GF(2^(2*3^{MAX_LEVEL})) ({2 * 3**MAX_LEVEL:,} bits); choose a larger epsilon, "
+                "fewer rows or a smaller universe, or --mechanism blanket or pure-sparse"
             )
         degree = 2 * 3**self._level
         # The interpolation's subproduct tree holds about log2(n + 1) levels of n + 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ResourceLimitError
 from ..exactmath import ceil_log_ratio
 from ..oracle import RandomSource
 from ..params import (
@@ -33,10 +33,16 @@ from ..params import (
     short_int,
 )
 from ..ratio import GeometricRatio
-from ..resources import python_seconds, require_time
 from .geosample import GeoSample
 
-__all__ = ["ClampedGeometric", "clamp_tail", "least_tail", "noise_radius", "one_plus_epsilon"]
+__all__ = [
+    "EXACT_TAIL_BITS",
+    "ClampedGeometric",
+    "clamp_tail",
+    "least_tail",
+    "noise_radius",
+    "one_plus_epsilon",
+]
 
 
 class ClampedGeometric:
@@ -61,10 +67,15 @@ class ClampedGeometric:
     ) -> None:
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.r = check_positive_int(r, "R")
-        if ratio is None:
-            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, noise="tight", samples=samples)
-        else:
-            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, ratio=ratio, samples=samples)
+        chosen = {"noise": "tight"} if ratio is None else {"ratio": ratio}
+        try:
+            self.sampler = GeoSample(2 * self.r, 2 * self.epsilon, samples=samples, **chosen)
+        except ResourceLimitError as error:  # GeoSample's n is 2R: name R and epsilon
+            detail = str(error).partition(": ")[2] or str(error)
+            raise ResourceLimitError(
+                f"epsilon: got {short_fraction(self.epsilon)}, with the noise clamped to "
+                f"[-R, R], R = {short_int(self.r)}: {detail}"
+            ) from None
 
     @property
     def ratio(self) -> Fraction:
@@ -86,22 +97,65 @@ def one_plus_epsilon(epsilon: Fraction) -> GeometricRatio:
     return GeometricRatio(e.denominator, e.denominator + e.numerator)
 
 
+#: Above this many bits in ``alpha^j``'s terms a tail is stated by a certified upper
+#: bound instead of exactly: the exact fraction would cost a quadratic gcd and
+#: fill a release with megabytes of digits (``alpha = 10^6/(10^6 + 1)`` and
+#: ``j = 1.6 * 10^6`` make 32-million-bit terms).  The vectors stay far below.
+EXACT_TAIL_BITS = 4096
+
+#: Significant bits of a certified tail bound: its relative excess is below
+#: ``2^-(TAIL_BOUND_BITS - 2 log2 j)``.
+TAIL_BOUND_BITS = 128
+
+
 def clamp_tail(alpha: Fraction, j: int) -> Fraction:
     """``Pr[Z >= j] = alpha^j/(1 + alpha)`` for the two-sided geometric (``j >= 1``; for
-    the clamped one when ``j <= R``).
+    the clamped one when ``j <= R``): exact, or a certified upper bound when large.
 
-    Raises:
-        ResourceLimitError: the exact power (CPython's integers, ``j`` times the
-            bits of ``alpha``) is estimated above the time budget.
+    The value is exact when ``j`` times the bits of ``alpha`` is at most
+    :data:`EXACT_TAIL_BITS`; otherwise it is at least the exact tail and within a
+    relative ``2^-100`` of it (:func:`_power_above`: every rounding is upward), so a
+    ``delta`` stated from it still holds.
+
+    >>> clamp_tail(Fraction(1, 2), 3)
+    Fraction(1, 12)
+    >>> exact = Fraction(10**6, 10**6 + 1) ** 5000 / (1 + Fraction(10**6, 10**6 + 1))
+    >>> 0 <= clamp_tail(Fraction(10**6, 10**6 + 1), 5000) - exact < exact / 2**100
+    True
     """
-    bits = j * max(alpha.numerator.bit_length(), alpha.denominator.bit_length())
-    require_time(
-        python_seconds(bits, 2),
-        f"the exact tail alpha^j/(1 + alpha), a fraction of {short_int(bits)}-bit integers",
-        f"alpha = {short_fraction(alpha)}, j = {short_int(j)}",
-        "choose a larger epsilon or delta",
-    )
-    return alpha**j / (1 + alpha)
+    a, b = alpha.numerator, alpha.denominator
+    if not 0 < a < b or not isinstance(j, int) or j < 1:
+        raise ParameterError(f"clamp_tail: got alpha = {short_fraction(alpha)}, j = {j!r}")
+    if j * max(a.bit_length(), b.bit_length()) <= EXACT_TAIL_BITS:
+        return alpha**j / (1 + alpha)
+    mantissa, shift = _power_above(a, b, j)
+    # alpha^j b/(a + b), rounded up once more: still above the exact tail.
+    top = mantissa * b
+    return Fraction(-(-top // (a + b)), 1 << shift)
+
+
+def _power_above(a: int, b: int, j: int) -> tuple[int, int]:
+    """``(m, e)`` with ``m/2^e >= (a/b)^j`` and ``m`` of about :data:`TAIL_BOUND_BITS` bits.
+
+    Square and multiply on ``TAIL_BOUND_BITS``-bit mantissas, each product rounded
+    up: at most ``2 bits(j) + 1`` roundings, each a relative ``2^-(TAIL_BOUND_BITS - 1)``.
+    """
+    bits = TAIL_BOUND_BITS
+
+    def rounded(m: int, e: int) -> tuple[int, int]:
+        extra = m.bit_length() - bits
+        if extra <= 0:
+            return m, e
+        return -(-m >> extra), e - extra  # ceil(m / 2^extra)
+
+    shift = bits + b.bit_length() - a.bit_length()
+    base = (-(-(a << shift) // b), shift)  # ceil(a 2^shift / b) >= (a/b) 2^shift
+    result = (1, 0)
+    for bit in bin(j)[2:]:
+        result = rounded(result[0] * result[0], 2 * result[1])
+        if bit == "1":
+            result = rounded(result[0] * base[0], result[1] + base[1])
+    return result
 
 
 def least_tail(alpha: Fraction, bound: Fraction, factor: Fraction | int = 1) -> int:

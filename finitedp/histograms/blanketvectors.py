@@ -100,3 +100,16 @@ def cases() -> Iterator[VectorCase]:
     yield "BlanketHistogram", _params(2, 5, "4", "1/4", "geo"), 3
     yield "BlanketHistogram", _params(3, 1000, "8", "1/2", "geo"), 2
     yield "BlanketHistogram", _params(30, 2**64, "4", "1/10", "fast"), 2
+
+
+def later_cases() -> Iterator[VectorCase]:
+    """Issue 40: a chain whose size passes ``L`` (output ``null``); a blanket with
+    ``|R| + |E| > n`` (n = 1: dataset pool1, run 2), and one with two sampled empty
+    keys released (n = 6, dataset same, run 1), found by replaying the seeds."""
+    yield (
+        "blanket_chain",
+        {"universe_size": "1000", "tail": "1", "d": "1002", "last": "0", "h": "24"},
+        3,
+    )
+    yield "BlanketHistogram", _params(1, 3, "8", "1/2", "geo"), 3
+    yield "BlanketHistogram", _params(6, 100, "4", "1/2", "geo"), 2

@@ -44,7 +44,7 @@ from typing import Protocol
 import gmpy2
 
 from ..counting.base import CountingSampler
-from ..errors import ParameterError
+from ..errors import NotApplicableError, ParameterError
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, short_int
 from ..resources import require_time
@@ -268,11 +268,12 @@ def check_sparse_universe(universe_size: object, n: int, algorithm: str) -> int:
     Paper: BV footnote 6 (Alg 6.4): ``|X| >= 2n + 1`` ensures ``|X \\ A| >= n + 1``.
 
     Raises:
-        ParameterError: ``|X| < 2n + 1``; the message suggests BasicHistogram.
+        NotApplicableError: ``|X| < 2n + 1`` (valid, but not for a sparse histogram:
+            the default moves on); the message suggests BasicHistogram.
     """
     m = check_positive_int(universe_size, "universe_size")
     if m < 2 * n + 1:
-        raise ParameterError(
+        raise NotApplicableError(
             f"universe_size: got {m}; {algorithm} needs |X| >= 2n + 1 = {2 * n + 1} so that "
             f"n + 1 empty bins exist (BV footnote 6); for |X| <= 2n use BasicHistogram "
             f"(finitedp.histograms.basic.basic_histogram or BoundedGeometricHistogram)"

@@ -14,6 +14,9 @@ Paper: Lebeda thesis Section 5.7 (Kosarak and POS as 0/1 vectors); proofs_notes/
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import numpy as np
 
 from ..errors import ParameterError
@@ -44,39 +47,52 @@ def read_baskets(source: InputFile, items: int, progress: Progress) -> tuple[int
         ParameterError: naming the file and the line, for a token that is not an
             integer id or an id outside ``[0, items)``; a file that is not ASCII text.
     """
-    size = lines = 0
-    with open(source.path, "rb") as probe:  # one cheap pass: the size and the lines
-        while chunk := probe.read(1 << 20):
-            size += len(chunk)
-            lines += chunk.count(b"\n")
+    # One read of one handle: counting the lines in a first pass and parsing in a
+    # second would release a mixture if the file changed in between.
+    with open(source.path, "rb") as handle:
+        require_memory(os.fstat(handle.fileno()).st_size, "the basket file", source.name)
+        data = handle.read()
+    lines = data.count(b"\n")
     # each id takes at least 2 bytes of the file and 8 in memory; each row ROW_BYTES
-    require_memory(4 * size + ROW_BYTES * (lines + 1), "the baskets' rows", source.name)
+    require_memory(5 * len(data) + ROW_BYTES * (lines + 1), "the baskets' rows", source.name)
     progress.phase(f"reading {lines:,} baskets", total=lines + 1)
     rows: list[np.ndarray] = []
-    with open(source.path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                tokens = raw.decode("ascii").split()
-            except UnicodeDecodeError:
+    for number, raw in enumerate(_lines(data), start=1):
+        try:
+            tokens = raw.decode("ascii").split()
+        except UnicodeDecodeError:
+            raise ParameterError(
+                f"{source.name}: line {number}: not ASCII text; a basket line is item ids "
+                f"(integers in [0, {items})) separated by spaces"
+            ) from None
+        ids = []
+        for token in tokens:
+            if not token.isdigit() or len(token) > 7:
                 raise ParameterError(
-                    f"{source.name}: line {number}: not ASCII text; a basket line is item ids "
-                    f"(integers in [0, {items})) separated by spaces"
-                ) from None
-            ids = []
-            for token in tokens:
-                if not token.isdigit() or len(token) > 7:
-                    raise ParameterError(
-                        f"{source.name}: line {number}: {shorten(token)!r} is not an item id; "
-                        f"ids are integers in [0, {items}) (--items)"
-                    )
-                ids.append(int(token))
-            row = np.unique(np.asarray(ids, dtype=np.int64))
-            if row.size and int(row[-1]) >= items:
-                raise ParameterError(
-                    f"{source.name}: line {number}: item id {int(row[-1])} is not below "
-                    f"--items {items}; the number of items is public: declare all of them"
+                    f"{source.name}: line {number}: {shorten(token)!r} is not an item id; "
+                    f"ids are integers in [0, {items}) (--items)"
                 )
-            rows.append(row)
-            if number % PROGRESS_LINES == 0:
-                progress.advance(PROGRESS_LINES)
+            ids.append(int(token))
+        row = np.unique(np.asarray(ids, dtype=np.int64))
+        if row.size and int(row[-1]) >= items:
+            raise ParameterError(
+                f"{source.name}: line {number}: item id {int(row[-1])} is not below "
+                f"--items {items}; the number of items is public: declare all of them"
+            )
+        rows.append(row)
+        if number % PROGRESS_LINES == 0:
+            progress.advance(PROGRESS_LINES)
     return len(rows), rows
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` as the file iterator gives them (``\n`` ends one; a final
+    line without it counts), one at a time."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        if end < 0:
+            yield data[start:]
+            return
+        yield data[start : end + 1]
+        start = end + 1

@@ -64,7 +64,8 @@ from ..params import (
     short_fraction,
     short_int,
 )
-from ..selection.quantile import ExponentialQuantile, Grid
+from ..selection.grid import Grid
+from ..selection.quantile import ExponentialQuantile
 from .release import (
     LISTING_SHARES,
     NEIGHBOURS,
@@ -91,6 +92,7 @@ from .scaling import (
     clip_levels,
     clipped_sum,
     gap_levels,
+    index_rows,
     integer_scales,
     level_of,
     norm_bounds,
@@ -440,14 +442,7 @@ class PLAN:
         Raises:
             ParameterError: the wrong shape, or an index outside the grid.
         """
-        data = np.asarray(rows)
-        if data.shape != (self.n, self.d) or data.dtype.kind not in "iu":
-            raise ParameterError(
-                f"rows: got an array of shape {data.shape} ({data.dtype}); need {self.n} x "
-                f"{self.d} grid indices (integers)"
-            )
-        if data.size and (int(data.min()) < 0 or int(data.max()) > self.span):
-            raise ParameterError(f"rows: every grid index must lie in [0, {self.span}]")
+        data = index_rows(rows, self.n, self.d, self.span)
         source = rng or default_source()
         centre = self.centre_of(data, source)
         tau = self.spread_of(data, source)

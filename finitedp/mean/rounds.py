@@ -33,7 +33,7 @@ from ..counting.gaussian import DiscreteGaussian
 from ..errors import ParameterError
 from ..oracle import RandomSource
 from ..params import exact_fraction, short_fraction
-from ..selection.quantile import Grid
+from ..selection.grid import Grid
 from .release import MeanRelease, Round
 
 if TYPE_CHECKING:

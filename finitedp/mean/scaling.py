@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..params import check_positive_int, exact_fraction, short_fraction, short_int
 from ..resources import require_time
-from ..selection.quantile import Grid
+from ..selection.grid import Grid
 
 __all__ = [
     "MAX_CLIP_COUNT",
@@ -44,6 +44,7 @@ __all__ = [
     "clip_levels",
     "clipped_sum",
     "gap_levels",
+    "index_rows",
     "integer_scales",
     "level_count",
     "level_of",
@@ -291,3 +292,26 @@ def clipped_sum(w: np.ndarray, bounds: list[int], radius: int, units: int) -> np
             num[j], den[j] = 2 * units - c, 2 * bound
     v = (2 * w * num[:, None] + den[:, None]) // (2 * den[:, None])
     return np.asarray(v.sum(axis=0, dtype=np.int64))
+
+
+def index_rows(rows: object, n: int, d: int, span: int) -> np.ndarray:
+    """``rows`` as an ``n x d`` integer array of grid indices in ``[0, span]``.
+
+    Raises:
+        ParameterError: ragged rows, the wrong shape or type, or an index off the grid.
+    """
+    try:
+        data = np.asarray(rows)
+    except (ValueError, TypeError, OverflowError):  # ragged, or not numbers numpy holds
+        raise ParameterError(
+            f"rows: not an n x d array (rows of unequal length, or entries that are not "
+            f"integers); need {n} x {d} grid indices"
+        ) from None
+    if data.shape != (n, d) or data.dtype.kind not in "iu":
+        raise ParameterError(
+            f"rows: got an array of shape {data.shape} ({data.dtype}); need {n} x {d} "
+            "grid indices (integers)"
+        )
+    if data.size and (int(data.min()) < 0 or int(data.max()) > span):
+        raise ParameterError(f"rows: every grid index must lie in [0, {span}]")
+    return data

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
 from ..selection.gaussianquantile import GaussianBinarySearchQuantile
-from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile, Grid
+from ..selection.grid import Grid
+from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile
 from .rounds import REPAIR_CLIPPED, REPAIR_ROUNDS
 from .scaling import budget_epsilon
 

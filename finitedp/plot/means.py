@@ -41,9 +41,9 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..io.releases import document_field
-from ..params import exact_fraction
+from .fields import count, drawable, items, rational
 
-__all__ = ["MeanSeries", "mean_series", "plot_means"]
+__all__ = ["MAX_COORDINATES", "MeanSeries", "mean_series", "plot_means"]
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,20 @@ class MeanSeries:
 _field = functools.partial(document_field, kind="a plan-mean release")
 
 
+#: The most coordinates a means plot reads (PLAN's own limit on ``d``).
+MAX_COORDINATES = 1 << 20
+
+#: Above this many coordinates the bars are drawn as one band: a bar each is slow to
+#: draw (41,271 took minutes) and unreadable at any width.
+MAX_SEPARATE_BARS = 400
+
+
 def mean_series(document: Any, name: str) -> MeanSeries:
     """The estimates and their noise scales from a ``plan-mean`` document.
+
+    Every figure is checked against what a release writes (:mod:`.fields`): positive
+    ``n``, radius, units, scales, steps and ``sigma^2``; one column and one scale
+    per estimate; rounds with positive radii and shares.
 
     Raises:
         ParameterError: not a ``plan-mean`` release, or a field missing or malformed.
@@ -74,32 +86,34 @@ def mean_series(document: Any, name: str) -> MeanSeries:
     release = _field(document, "release", name)
     if _field(release, "type", name) != "plan-mean":
         raise ParameterError(f"{name}: not a PLAN release (release type plan-mean)")
-    columns = _field(_field(document, "parameters", name), "columns", name)
-    estimates = tuple(exact_fraction(e, "estimates") for e in _field(release, "estimates", name))
-    scales = [int(s) for s in _field(release, "scales", name)]
-    if not isinstance(columns, list) or len({len(columns), len(estimates), len(scales)}) > 1:
-        raise ParameterError(f"{name}: parameters.columns: one per estimate")
-    n, radius = int(_field(release, "n", name)), int(_field(release, "clip_radius", name))
-    units = int(_field(release, "units", name))
-    sigma2 = exact_fraction(
-        _field(_field(document, "accuracy", name), "noise_sigma2_units", name), "sigma2"
-    )
+    columns = items(_field(document, "parameters", name), "columns", name, most=MAX_COORDINATES)
+    estimates_in = items(release, "estimates", name, most=MAX_COORDINATES)
+    scales_in = items(release, "scales", name, most=MAX_COORDINATES)
+    if len({len(columns), len(estimates_in), len(scales_in)}) > 1:
+        raise ParameterError(
+            f"{name}: {len(estimates_in)} estimates, {len(scales_in)} scales and "
+            f"{len(columns)} columns; a release has one of each per coordinate"
+        )
+    estimates = tuple(rational({"estimates": e}, "estimates", name) for e in estimates_in)
+    scales = [count({"scales": s}, "scales", name) for s in scales_in]
+    n, radius = count(release, "n", name), count(release, "clip_radius", name)
+    units = count(release, "units", name)
+    accuracy = _field(document, "accuracy", name)
+    sigma2 = rational(accuracy, "noise_sigma2_units", name, positive=True)
     if "rounds" in release:  # the rounds' inverse-variance mean (weights s_t/C_t^2)
-        rounds = release["rounds"]
-        radii = [int(_field(r, "clip_radius", name)) for r in rounds] if rounds else []
-        if not isinstance(rounds, list) or not radii or min(radii) <= 0 or radius <= 0:
-            raise ParameterError(f"{name}: rounds: a list of rounds with positive clip_radius")
-        shares = [exact_fraction(r.get("noise_share", 1), "noise_share") for r in rounds]
-        if min(shares) <= 0:
-            raise ParameterError(f"{name}: rounds: every noise_share must be positive")
+        rounds = items(release, "rounds", name, most=MAX_COORDINATES)
+        radii = [count(r, "clip_radius", name) for r in rounds]
+        shares = [rational(r, "noise_share", name, positive=True, default=1) for r in rounds]
         weights = sum((s / (r * r) for s, r in zip(shares, radii, strict=True)), Fraction(0))
         sigma2 *= shares[-1] / (radius * radius * weights)
-    steps = [exact_fraction(_field(c, "step", name), "step") for c in columns]
+    steps = [rational(c, "step", name, positive=True) for c in columns]
     deviations = tuple(
         Fraction(radius, units * n * scale) * step
         for scale, step in zip(scales, steps, strict=True)
     )
     names = tuple(str(_field(c, "name", name)) for c in columns)
+    for figure in (sigma2, *deviations):
+        drawable(figure, "the noise scale (clip_radius, units, n, scales, step)", name)
     return MeanSeries(names, estimates, deviations, sigma2)
 
 
@@ -121,8 +135,14 @@ def plot_means(document: Any, name: str, out_path: str | Path) -> Path:
     ys = [float(e) for e in series.estimates]
     bars = series.bars()
     with matplotlib.rc_context(_rc(matplotlib)):
-        figure, axes = plt.subplots(figsize=(max(6.0, 0.25 * len(xs)), 4))
-        axes.errorbar(xs, ys, yerr=bars, fmt="o", ms=3, capsize=2, color="tab:green")
+        figure, axes = plt.subplots(figsize=(min(24.0, max(6.0, 0.25 * len(xs))), 4))
+        if len(xs) <= MAX_SEPARATE_BARS:
+            axes.errorbar(xs, ys, yerr=bars, fmt="o", ms=3, capsize=2, color="tab:green")
+        else:
+            low = [y - e for y, e in zip(ys, bars, strict=True)]
+            high = [y + e for y, e in zip(ys, bars, strict=True)]
+            axes.fill_between(xs, low, high, color="tab:green", alpha=0.3, lw=0)
+            axes.plot(xs, ys, lw=0.5, color="tab:green")
         if len(xs) <= 40:
             axes.set_xticks(xs, series.names, rotation=60, fontsize="small")
         axes.set_xlabel("coordinate")

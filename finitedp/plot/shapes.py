@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..io.releases import document_field
-from ..jsonvalues import parse_rational
+from .fields import drawable, items, rational
 
 __all__ = ["ShapeSeries", "plot_shapes", "shape_series"]
 
@@ -82,16 +82,17 @@ class ShapeSeries:
 _field = functools.partial(document_field, kind="a sum release of finitedp release")
 
 
-def _signed(text: Any, name: str) -> Fraction:
-    try:
-        value = parse_rational(str(text).removeprefix("-"), name)
-    except ValueError as error:
-        raise ParameterError(str(error)) from None
-    return -value if str(text).startswith("-") else value
+#: The largest exponent ``p`` whose objective a plot evaluates (the API's own limit).
+MAX_P = 64
 
 
 def shape_series(document: Any, name: str) -> ShapeSeries:
     """Figure 4.1's data from a ``finitedp release`` document of a two-column sum.
+
+    The document must hold what a release writes (:mod:`.fields`): two columns with
+    ``lower < upper`` and a positive step, positive shares whose norm is at most 1
+    (``sum b_i <= 1`` for Laplace, ``sum b_i^2 <= 1`` for the Gaussian), a positive
+    ``epsilon`` or ``rho`` and an integer ``1 <= p <= 64``.
 
     Raises:
         ParameterError: not a sum release, not two columns, or a malformed field.
@@ -100,19 +101,30 @@ def shape_series(document: Any, name: str) -> ShapeSeries:
     if _field(release, "type", name) != "vector-sum":
         raise ParameterError(f"{name}: not a sum of numeric columns (release type vector-sum)")
     parameters = _field(document, "parameters", name)
-    columns = _field(parameters, "columns", name)
-    shares = _field(parameters, "shares", name)
-    if not isinstance(columns, list) or len(columns) != 2 or len(shares) != 2:
+    columns = items(parameters, "columns", name, most=2)
+    shares = items(parameters, "shares", name, most=2)
+    if len(columns) != 2 or len(shares) != 2:
         raise ParameterError(f"{name}: Figure 4.1 needs a release of exactly two columns")
-    deltas = tuple(
-        _signed(_field(c, "upper", name), name) - _signed(_field(c, "lower", name), name)
-        for c in columns
-    )
-    b = tuple(_signed(s, name) for s in shares)
-    p = _field(parameters, "p", name)
-    if not isinstance(p, int) or p < 1:
-        raise ParameterError(f"{name}: parameters.p: got {p!r}; a positive integer")
+    deltas = []
+    for column in columns:
+        lower, upper = rational(column, "lower", name), rational(column, "upper", name)
+        rational(column, "step", name, positive=True)
+        if lower >= upper:
+            raise ParameterError(f"{name}: columns: lower {lower} is not below upper {upper}")
+        deltas.append(drawable(upper - lower, "upper - lower", name))
+    b = tuple(rational({"shares": s}, "shares", name, positive=True) for s in shares)
     kind = "gaussian" if "rho" in parameters else "laplace"
+    budget = "rho" if kind == "gaussian" else "epsilon"
+    rational(parameters, budget, name, positive=True)
+    norm = sum(x * x for x in b) if kind == "gaussian" else sum(b)
+    if norm > 1:
+        raise ParameterError(
+            f"{name}: shares: their {'squares sum' if kind == 'gaussian' else 'sum'} to "
+            f"{float(norm):.6g}; a budget split spends at most the budget (at most 1)"
+        )
+    p = _field(parameters, "p", name)
+    if type(p) is not int or not 1 <= p <= MAX_P:
+        raise ParameterError(f"{name}: p: got {p!r:.40}; an integer from 1 to {MAX_P}")
     names = (str(_field(columns[0], "name", name)), str(_field(columns[1], "name", name)))
     return ShapeSeries(kind, p, names, (deltas[0], deltas[1]), (b[0], b[1]))
 
@@ -141,12 +153,13 @@ def plot_shapes(document: Any, name: str, out_path: str | Path) -> Path:
             lw=1,
             label="possible differences",
         )
-        base = float(series.objective)
+        base = _log(series.objective)
         angles = [2 * math.pi * k / 256 for k in range(257)]
         for (label, (a1, a2)), colour in zip(
             series.axes().items(), ("tab:blue", "tab:orange", "tab:green"), strict=True
         ):
-            error = (a1**series.p + a2**series.p) / base
+            # In logarithms: a1^p overflows a float long before p = 64.
+            error = sum(math.exp(series.p * math.log(a) - base) for a in (a1, a2))
             text = f"{label}: error x{error:.3g}"
             if series.kind == "gaussian":
                 xs = [a1 * math.cos(t) for t in angles]
@@ -162,3 +175,8 @@ def plot_shapes(document: Any, name: str, out_path: str | Path) -> Path:
         axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize="small")
         figure.tight_layout()
         return _save(figure, fmt, out_path)
+
+
+def _log(value: Fraction) -> float:
+    """``ln value`` for display, without converting a huge fraction to a float."""
+    return math.log(value.numerator) - math.log(value.denominator)

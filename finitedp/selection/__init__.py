@@ -6,6 +6,7 @@
 """
 
 from .exponential import ExponentialMechanism
-from .quantile import BinarySearchQuantile, ExponentialQuantile, Grid
+from .grid import Grid
+from .quantile import BinarySearchQuantile, ExponentialQuantile
 
 __all__ = ["BinarySearchQuantile", "ExponentialMechanism", "ExponentialQuantile", "Grid"]

@@ -33,7 +33,8 @@ from ..accounting import Guarantee
 from ..counting.gaussian import DiscreteGaussian
 from ..oracle import RandomSource, default_source
 from ..params import positive_fraction, probability
-from .quantile import Grid, GridQuantile, _on_grid, _sorted_indices, bisect_counts
+from .grid import Grid
+from .quantile import GridQuantile, _on_grid, _sorted_indices, bisect_counts
 
 __all__ = ["GaussianBinarySearchQuantile"]
 

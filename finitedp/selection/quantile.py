@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Literal, cast
+from typing import Literal
 
 import numpy as np
 
@@ -43,7 +43,6 @@ from ..exactmath import exp_bounds, least_such_that, min_power_at_least, simples
 from ..oracle import RandomSource, default_source, draw
 from ..params import (
     check_positive_int,
-    exact_fraction,
     positive_fraction,
     probability,
     short_fraction,
@@ -52,6 +51,7 @@ from ..params import (
 from ..ratio import GeometricRatio
 from ..resources import describe_bytes, require_bits
 from .exponential import ExponentialMechanism, fixed_weights, invert, table_ratio
+from .grid import Grid
 
 __all__ = ["BinarySearchQuantile", "ExponentialQuantile", "Grid", "GridQuantile"]
 
@@ -66,76 +66,6 @@ MAX_CLIP = 1 << 20
 
 #: The binary search refuses to read more randomness than this (its steps times ``bits(d)/8``).
 MAX_DRAWN_BYTES = 256 << 20
-
-
-class Grid:
-    """The public grid ``lower + step * i`` for ``i = 0..N-1``, ``step > 0`` rational.
-
-    >>> g = Grid("-1", "1", "1/2")
-    >>> g.size, g.index(Fraction(1, 2)), g.value(4)
-    (5, 3, Fraction(1, 1))
-    """
-
-    __slots__ = ("lower", "size", "step", "upper")
-
-    def __init__(self, lower: object, upper: object, step: object = 1) -> None:
-        self.lower = exact_fraction(lower, "lower")
-        self.upper = exact_fraction(upper, "upper")
-        self.step = positive_fraction(step, "step")
-        span = (self.upper - self.lower) / self.step
-        if span < 0 or span.denominator != 1:
-            raise ParameterError(
-                f"upper: got {short_fraction(self.upper)}; it must be lower + a whole number "
-                f"of steps (lower = {short_fraction(self.lower)}, "
-                f"step = {short_fraction(self.step)})"
-            )
-        self.size = int(span) + 1
-
-    def index(self, value: object, where: str = "value") -> int:
-        """The grid index of ``value``; refused off the grid or out of bounds."""
-        if type(value) is int and self.step == 1 and self.lower.denominator == 1:
-            i = value - int(self.lower)
-        else:
-            v = (exact_fraction(value, where) - self.lower) / self.step
-            if v.denominator != 1:
-                raise ParameterError(
-                    f"{where}: got {short_fraction(exact_fraction(value, where))}; it is not "
-                    f"on the grid {short_fraction(self.lower)} + k * {short_fraction(self.step)}"
-                )
-            i = int(v)
-        if not 0 <= i < self.size:
-            raise ParameterError(
-                f"{where}: got {short_fraction(exact_fraction(value, where))}; it must lie in "
-                f"[{short_fraction(self.lower)}, {short_fraction(self.upper)}]"
-            )
-        return i
-
-    def indices(self, values: Sequence[object]) -> np.ndarray:
-        """Every value's index, checked (the message names the first bad value's position).
-
-        Plain ``int`` values on an integer grid of step 1 are checked in one numpy pass;
-        anything else, or any value out of range, goes through :meth:`index` one by one.
-        """
-        plain = self.step == 1 and self.lower.denominator == 1 and self.size < 1 << 62
-        if plain and all(type(v) is int for v in values):
-            ints = cast("Sequence[int]", values)
-            low = int(self.lower)
-            if not ints or (low <= min(ints) and max(ints) < low + self.size):
-                if low >= -(1 << 63) and low + self.size <= 1 << 63:
-                    return np.array(ints, dtype=np.int64) - low
-                return np.array([v - low for v in ints], dtype=np.int64)  # past int64: offsets
-        if self.size > 1 << 63:
-            raise ParameterError(
-                f"values: the grid has about 2^{self.size.bit_length() - 1} points; indices "
-                f"are int64, so at most 2^63"
-            )
-        return np.array(
-            [self.index(v, f"values[{i}]") for i, v in enumerate(values)], dtype=np.int64
-        )
-
-    def value(self, index: int) -> Fraction:
-        """The grid point with this index."""
-        return self.lower + index * self.step
 
 
 def _sorted_indices(indices: np.ndarray, n: int, size: int, presorted: bool = False) -> np.ndarray:
@@ -453,10 +383,16 @@ class BinarySearchQuantile(GridQuantile):
         try:
             self.sampler = GeoSample(2 * self.clip + 2, budget, noise="tight", samples=self.steps)
         except ParameterError as error:  # name what the user chose, not the inner sampler's n
+            mine = clip is None  # the clip is derived from epsilon, or the caller's own
             raise type(error)(
-                f"epsilon: got {short_fraction(self.epsilon)} over {self.steps} steps; the "
-                f"counts' noise over a window of 2L + 3 = {2 * self.clip + 3} values is too "
-                f"large ({error}); choose a larger epsilon or a coarser grid"
+                (
+                    f"epsilon: got {short_fraction(self.epsilon)} over {self.steps} steps"
+                    if mine
+                    else f"clip: got {short_int(self.clip)}"
+                )
+                + f"; the counts' noise over a window"
+                f" of 2L + 3 = {short_int(2 * self.clip + 3)} values is too large ({error}); "
+                + ("choose a larger epsilon or a coarser grid" if mine else "choose a smaller clip")
             ) from None
         drawn = self.steps * (self.sampler.d.bit_length() // 8 + 1)
         if drawn > MAX_DRAWN_BYTES:

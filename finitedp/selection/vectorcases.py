@@ -194,3 +194,14 @@ def later_cases() -> Iterator[VectorCase]:
         yield "ExponentialQuantileFixed", {**common, "base": "1001/1000", "values": values}, 2
         yield "GaussianBinarySearchQuantile", {**common, "rho": "2", "values": values}, 2
         yield "GaussianBinarySearchQuantile", {**common, "rho": "1/50", "values": values}, 2
+
+
+def spec_cases() -> Iterator[VectorCase]:
+    """Issue 40: a base so large that ``K = 1`` and ``m >= K``, so the candidates start
+    with SPEC.md 2d's step 1 (the block ``(0, P, K)`` below the first data value kept),
+    for both weightings."""
+    common = {"lower": "0", "upper": "10", "step": "1", "quantile": "1/2"}
+    values = ["3", "4", "5", "6", "7"]
+    base = decimal(2**70)
+    yield "ExponentialQuantile", {**common, "base": base, "values": values}, 2
+    yield "ExponentialQuantileFixed", {**common, "base": base, "values": values}, 2

@@ -101,7 +101,8 @@ class PrivateMisraGries:
         k: counters.
         universe_size: ``d``; stream elements are ints in ``[1, d]``.
         epsilon: the budget; each noise sample has ``b/a <= e^eps``.
-        delta: the total ``delta`` (stated exactly, at most this).
+        delta: the total ``delta``; the stated one is at most this, exact or (past
+            :data:`~finitedp.counting.twosided.EXACT_TAIL_BITS`) a certified bound.
         threshold: ``"paper"`` (Lemma 3.3, the default) or ``"clamp"`` (module notes).
         standard: release the standard (zero-dropped) sketch (Section 3.5.1).
 
@@ -135,13 +136,15 @@ class PrivateMisraGries:
             t = least_tail(alpha, self.delta, self.samples)
             self.noise = ClampedGeometric(self.epsilon, t, samples=self.k + 1)
             self.tau = 1 + 2 * t
-            self.stated_delta = self.samples * clamp_tail(alpha, t)
+            # least_tail decided exactly that the true tail is at most delta, so the
+            # minimum with a rounded-up bound is still a bound.
+            self.stated_delta = min(self.delta, self.samples * clamp_tail(alpha, t))
         else:
             self.samples = 1
             r = least_tail(alpha, self.delta)
             self.noise = ClampedGeometric(self.epsilon, r, samples=self.k + 1)
             self.tau = 2 * r + 2
-            self.stated_delta = clamp_tail(alpha, r)
+            self.stated_delta = min(self.delta, clamp_tail(alpha, r))
 
     @property
     def alpha(self) -> Fraction:
