@@ -443,7 +443,7 @@ MUTATIONS = (
         ("tests/test_selection.py",),
     ),
     Mutation(
-        "finitedp/selection/quantile.py",
+        "finitedp/selection/grid.py",
         "def index",
         "i = value - int(self.lower)",
         "i = value + int(self.lower)",

@@ -97,6 +97,56 @@ def is_short(value: Fraction) -> bool:
     return abs(value.numerator) < 10**12 and value.denominator < 10**12
 
 
+def decimal_nearest(value: Fraction | int, digits: int = 6, *, up: bool = False) -> str:
+    """``value`` to ``digits`` significant digits, rounded to nearest (ties to even): an
+    estimate for people (``query``), not a bound; with ``up``, rounded up (a stated
+    ``epsilon`` or ``delta`` stays a bound; ``value >= 0``).  Integers of at most 15
+    digits are shown whole; positional notation from ``10^-4`` to ``10^15``, else
+    ``1.23457e+20``.
+
+    >>> decimal_nearest(Fraction(-5886653224082749, 2942392201600000))
+    '-2.00064'
+    >>> decimal_nearest(Fraction(57589, 2)), decimal_nearest(7)
+    ('28794.5', '7')
+    >>> decimal_nearest(Fraction(1, 3 * 10**7)), decimal_nearest(Fraction(10**20, 3))
+    ('3.33333e-08', '3.33333e+19')
+    >>> decimal_nearest(Fraction(2, 3), 3, up=True), decimal_nearest(Fraction(1, 10**7), 3, up=True)
+    ('0.667', '1e-07')
+    """
+    value = Fraction(value)
+    if value.denominator == 1 and abs(value) < 10**15:
+        return str(value.numerator)
+    if value == 0:
+        return "0"
+    sign, magnitude = ("-" if value < 0 else ""), abs(value)
+    size = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    if abs(size) > 3000:
+        return f"{sign}{decimal_above(magnitude)}"  # a power of two that bounds it
+    exponent = size * 30103 // 100000
+    while Fraction(10) ** exponent > magnitude:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= magnitude:
+        exponent += 1
+    scaled = magnitude * Fraction(10) ** (digits - 1 - exponent)
+    mantissa = -(-scaled.numerator // scaled.denominator) if up else round(scaled)
+    if mantissa == 10**digits:
+        mantissa, exponent = 10 ** (digits - 1), exponent + 1
+    text = str(mantissa)
+    if -4 <= exponent < 15:
+        point = exponent + 1  # digits before the decimal point
+        if point <= 0:
+            body = "0." + "0" * -point + text
+        elif point >= len(text):
+            body = text + "0" * (point - len(text))
+        else:
+            body = text[:point] + "." + text[point:]
+        if "." in body:
+            body = body.rstrip("0").rstrip(".")
+        return sign + body
+    body = text[0] + ("." + text[1:].rstrip("0") if text[1:].rstrip("0") else "")
+    return f"{sign}{body}e{exponent:+03d}"
+
+
 def readable_fraction(value: Fraction) -> str:
     """A rational for people: exact if short (``"1/1000"``), else rounded up (``"<= 9.03e-7"``).
 

@@ -12,6 +12,7 @@ from cli_run import run
 
 from finitedp import SeededSource
 from finitedp.mean import PLAN
+from finitedp.params import decimal_nearest
 
 VALUES = [(1, "0.5"), ("-1.5", 2), (0, 0), ("3/2", "-1/2"), (2, 1), (-2, "1.5")]
 INDICES = np.array([[6, 5], [1, 8], [4, 4], [7, 3], [8, 6], [0, 7]])  # grid of 1/2 on [-2, 2]
@@ -107,4 +108,9 @@ def test_query_reads_a_column(
     assert code == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     code, printed, _ = run(["query", str(out), "b"], capsys)
-    assert code == 0 and printed.strip() == f"b\t{doc['estimates'][1]['value']}"
+    exact = doc["estimates"][1]["value"]
+    assert code == 0 and printed.strip() == f"b\t{decimal_nearest(Fraction(exact))}"
+    code, printed, _ = run(["query", str(out), "b", "--exact"], capsys)
+    assert code == 0 and printed.strip() == f"b\t{exact}"
+    value = Fraction(exact)  # six significant digits, rounded to nearest
+    assert abs(Fraction(decimal_nearest(value)) - value) <= abs(value) * Fraction(5, 10**6)

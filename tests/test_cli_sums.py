@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from cli_run import run
 
 from finitedp import SeededSource
 from finitedp.aggregation.vectorsum import EllipticalGaussian, ParallelotopeLaplace
+from finitedp.params import decimal_nearest
 from finitedp.selection import Grid
 
 ROWS = [("1", "0.25", "x"), ("-2", "1", "y"), ("2", "3/4", "z"), ("0", "0", "w")]
@@ -69,8 +71,10 @@ def test_query_by_column(table: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     argv = ["release", str(table), "--mechanism", "vector-laplace", "--epsilon", "1", *COMMON]
     assert run([*argv, "--out", str(out_path)], capsys)[0] == 0
     estimates = {e["column"]: e["value"] for e in json.loads(out_path.read_text())["estimates"]}
-    code, out, _ = run(["query", str(out_path), "b", "a"], capsys)
+    code, out, _ = run(["query", str(out_path), "b", "a", "--exact"], capsys)
     assert code == 0 and out.splitlines() == [f"b\t{estimates['b']}", f"a\t{estimates['a']}"]
+    code, out, _ = run(["query", str(out_path), "b"], capsys)
+    assert out.splitlines() == [f"b\t{decimal_nearest(Fraction(estimates['b']))}"]
     code, _, err = run(["query", str(out_path), "c"], capsys)
     assert code == 2 and "column 'c'" in err
 

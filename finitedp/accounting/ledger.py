@@ -32,7 +32,13 @@ from typing import Any
 from ..errors import ParameterError
 from ..exactmath import simplest_between
 from ..jsonvalues import rational
-from ..params import check_positive_int, exact_fraction, probability, short_fraction
+from ..params import (
+    check_positive_int,
+    decimal_nearest,
+    exact_fraction,
+    probability,
+    short_fraction,
+)
 from .convert import ln_upper, zcdp_epsilon
 
 __all__ = ["Accountant", "Guarantee"]
@@ -136,6 +142,34 @@ class Guarantee:
         ]
         orders = ", orders='integer'" if self.orders == "integer" else ""
         return f"Guarantee({self.label!r}, {', '.join(figures)}{orders})"
+
+    def summary(self, at_delta: tuple[Fraction, Fraction] | None = None) -> str:
+        """The guarantee in decimals for people, every figure rounded up (still a bound).
+
+        Args:
+            at_delta: ``(delta, epsilon)``, the converted statement to show beside a
+                zCDP one (the accountant's :meth:`Accountant.epsilon_for`).
+
+        >>> Guarantee.zcdp(Fraction(1, 3), "x").summary((Fraction(1, 10**6), Fraction(37, 10)))
+        'rho <= 0.3334 (zCDP); (3.7, 1e-06)-DP'
+        >>> Guarantee.pure(Fraction(2, 3), "x").summary()
+        'epsilon <= 0.6667 (pure DP)'
+        """
+
+        def up(value: Fraction) -> str:
+            return decimal_nearest(value, 4, up=True)
+
+        if self.epsilon is not None and not self.delta:  # pure: its rho adds nothing
+            return f"epsilon <= {up(self.epsilon)} (pure DP)"
+        parts = []
+        if self.rho is not None:
+            slack = f", delta0 <= {up(self.rho_delta)}" if self.rho_delta else ""
+            parts.append(f"rho <= {up(self.rho)} (zCDP{slack})")
+        if self.epsilon is not None:
+            parts.append(f"({up(self.epsilon)}, {up(self.delta)})-DP")
+        if at_delta is not None and self.rho is not None:
+            parts.append(f"({up(at_delta[1])}, {up(at_delta[0])})-DP")
+        return "; ".join(parts)
 
     def to_json_dict(self) -> dict[str, Any]:
         """Every figure as an exact fraction string (``None`` where not stated)."""

@@ -271,7 +271,14 @@ class ParallelotopeLaplace(_VectorSum):
         for first, count in zip(self._first, self._count, strict=True):
             units, b = self.units[first], self.split.b[first]
             # MixedGeometric certifies its own eps b_i (privacy_holds) when it is built.
-            self._samplers.append(MixedGeometric(eps * b, units, 0, self.n * units))
+            try:
+                self._samplers.append(MixedGeometric(eps * b, units, 0, self.n * units))
+            except ParameterError as error:  # name the caller's grid and epsilon, not ours
+                raise type(error)(
+                    f"epsilon: got {short_fraction(eps)}; the noise for a sensitivity of "
+                    f"{short_int(units)} grid units (upper - lower)/step cannot be built: "
+                    f"use a coarser step, narrower bounds or a larger epsilon ({error})"
+                ) from None
             self.accountant.add(
                 Guarantee.pure(eps * b, f"geometric noise, sensitivity {units} grid units"), count
             )

@@ -205,7 +205,11 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         }
         progress.phase("writing the release")
         payload = write_document(document, None if to_stdout else args.out)
-    summary = f"n = {n} rows, d = {len(columns)} columns; {entry.name}"
+    total = built.guarantee
+    at_delta = (Fraction(AT_DELTA), built.epsilon_for(AT_DELTA)) if total.rho is not None else None
+    summary = f"n = {n:,} rows, d = {len(columns):,} columns; {entry.name}, " + total.summary(
+        at_delta
+    )
     return finish_release(args, payload, to_stdout, summary)
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
 from ..io.files import show
 from ..io.releases import column_estimates, load_release, read_document
+from ..params import decimal_nearest, exact_fraction
+from .describe import describe_release
 
 __all__ = ["add_query"]
 
@@ -26,6 +29,9 @@ def _query(args: argparse.Namespace) -> int:
     """
     name = "<stdin>" if args.release == "-" else args.release
     document = read_document(args.release)
+    if not args.values:  # the release in words
+        show("\n".join(describe_release(document, name)))
+        return 0
     estimates = column_estimates(document, name)
     if estimates is not None:
         return _query_columns(args, estimates)
@@ -37,7 +43,10 @@ def _query(args: argparse.Namespace) -> int:
         except ParameterError as error:
             raise ParameterError(f"query: {error}") from None
     # Every value is checked before anything is printed.
-    lines = [f"{value}\t{release[x]}" for value, x in zip(args.values, numbers, strict=True)]
+    lines = [
+        f"{value}\t{_shown(release[x], args.exact)}"
+        for value, x in zip(args.values, numbers, strict=True)
+    ]
     show("\n".join(lines))
     return 0
 
@@ -49,8 +58,14 @@ def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:
             raise ParameterError(
                 f"column {column!r} is not in the release ({', '.join(estimates)})"
             )
-    show("\n".join(f"{column}\t{estimates[column]}" for column in args.values))
+    shown = (_shown(exact_fraction(estimates[c], c), args.exact) for c in args.values)
+    show("\n".join(f"{column}\t{text}" for column, text in zip(args.values, shown, strict=True)))
     return 0
+
+
+def _shown(value: int | Fraction, exact: bool) -> str:
+    """An estimate as printed: exact with ``--exact``, else 6 significant digits."""
+    return str(value) if exact else decimal_nearest(value)
 
 
 def add_query(commands: Any) -> None:
@@ -58,12 +73,24 @@ def add_query(commands: Any) -> None:
         "query",
         help="read counts from a release, without the data",
         description="Print 'VALUE<TAB>COUNT' for each VALUE, from a release written by "
-        "finitedp release (for a release over numeric columns, a sum or quantiles, each "
-        "VALUE is a column name and its exact estimate is printed), "
+        "finitedp release (for a release over numeric columns, a sum, quantiles or means, "
+        "each VALUE is a column name and its estimate is printed), "
         "finitedp release (partial vectors: an unlisted value counts 0; compact releases are "
         "evaluated) or from a bare release JSON (values are then the integers 1..|X|). "
-        "Every value is checked against the release's universe before anything is printed.",
+        "Every value is checked against the release's universe before anything is printed. "
+        "A figure that is not a whole number is printed to 6 significant digits, rounded to "
+        "nearest (a readable estimate, not a bound); --exact prints the exact fraction the "
+        "release holds.",
     )
     query.add_argument("release", metavar="RELEASE.json", help="the release; - for stdin")
-    query.add_argument("values", metavar="VALUE", nargs="+", help="values to look up")
+    query.add_argument(
+        "values",
+        metavar="VALUE",
+        nargs="*",
+        help="values to look up; none: describe the release in words (what it protects, "
+        "its guarantee and accuracy in decimals, its estimates)",
+    )
+    query.add_argument(
+        "--exact", action="store_true", help="print exact fractions instead of 6-digit decimals"
+    )
     query.set_defaults(run=_query)

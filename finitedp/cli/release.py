@@ -26,7 +26,7 @@ from ..io.universe import parse_universe
 from ..io.values import ValueColumn
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
-from ..params import exact_fraction
+from ..params import decimal_nearest, exact_fraction
 from ..registry import (
     COLUMNS,
     DEFAULT_CHOICES,
@@ -149,9 +149,11 @@ def _option_json(option: Option, value: object) -> object:
 
 
 def _show_size(size: int) -> str:
-    """``|X|`` for the summary line: in full below 2^256, else its bit length."""
-    digits = str(size) if size.bit_length() < 256 else ""
-    return digits or f"a {size.bit_length()}-bit number (in full in the JSON)"
+    """``|X|`` for the summary line: in full up to 30 digits, else ``≈ 3.42e+38`` and
+    its bit length (the JSON has it in full)."""
+    if size < 10**30:
+        return f"= {size:,}"
+    return f"≈ {decimal_nearest(size, 3)} (a {size.bit_length()}-bit number)"
 
 
 def _release(args: argparse.Namespace) -> int:
@@ -262,7 +264,7 @@ def _release(args: argparse.Namespace) -> int:
         progress.phase("writing the release")
         payload = write_document(document, None if to_stdout else args.out)
     summary = (
-        f"n = {n} rows; universe {universe.spec} with |X| = {_show_size(size)} values; "
+        f"n = {n:,} rows; universe {universe.spec} with |X| {_show_size(size)} values; "
         f"{chosen}, {privacy}" + ("" if privacy.exact_text else " (exact fractions in the JSON)")
     )
     return finish_release(args, payload, to_stdout, summary)

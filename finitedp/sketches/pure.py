@@ -117,7 +117,14 @@ class _PureTopK:
             self.bound, units = self.max_length, self.k
         else:  # 2k + 1 units of 1/(k+1); v_x <= k n <= k N
             self.bound, units = self.k * self.max_length, 2 * self.k + 1
-        self.sampler = GeoSample(self.bound, 2 * self.epsilon / units, noise="tight")
+        try:
+            self.sampler = GeoSample(self.bound, 2 * self.epsilon / units, noise="tight")
+        except ParameterError as error:  # GeoSample's n is our bound k N: name k and N
+            detail = str(error).partition(": ")[2] or str(error)
+            raise type(error)(
+                f"k: got {short_int(self.k)}, max_length: got {short_int(self.max_length)}; "
+                f"the noise over counts up to {short_int(self.bound)} is too large: {detail}"
+            ) from None
         self.beta: Fraction | None = None
         if beta is None:
             if self.universe_size > MAX_DENSE_UNIVERSE:

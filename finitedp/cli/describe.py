@@ -1,0 +1,149 @@
+"""``finitedp query RELEASE`` with no values: the release in words, for people.
+
+What it protects (the neighbour relation), its guarantee in decimals (every figure
+rounded up, so still a bound), the data's public shape, the accuracy at the stated
+``beta`` as a ``±`` figure, and the estimates: what a teacher or an auditor reads
+first.  Every figure comes from the document, checked as it is read (a tampered
+figure is refused by name); the mechanism's paper reference from the registry.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..accounting import Guarantee
+from ..errors import ParameterError
+from ..jsonvalues import parse_count, parse_rational
+from ..params import decimal_nearest
+from ..registry import COLUMNS, MECHANISMS
+
+__all__ = ["describe_release"]
+
+
+def _rational(value: Any, field: str, name: str) -> Fraction:
+    """A figure of the document: an int or a (signed) ``"p/q"`` string."""
+    if type(value) is int:
+        return Fraction(value)
+    text = value if isinstance(value, str) else ""
+    try:
+        magnitude = parse_rational(text.removeprefix("-"), field)
+    except ValueError as error:
+        raise ParameterError(f"{name}: {error}") from None
+    return -magnitude if text.startswith("-") else magnitude
+
+
+def _guarantee(privacy: Any, name: str) -> str:
+    """The ``privacy`` object as :meth:`Guarantee.summary` words."""
+    if not isinstance(privacy, dict):
+        raise ParameterError(f"{name}: privacy: missing; not a finitedp release")
+
+    def figure(key: str) -> Fraction | None:
+        value = privacy.get(key)
+        return None if value is None else _rational(value, f"privacy.{key}", name)
+
+    epsilon, rho = figure("epsilon"), figure("rho")
+    if epsilon is None and rho is None:
+        raise ParameterError(f"{name}: privacy: states neither epsilon nor rho")
+    try:
+        stated = Guarantee(
+            "release",
+            epsilon=epsilon,
+            delta=figure("delta") or Fraction(0),
+            rho=rho,
+            rho_delta=figure("rho_delta") or Fraction(0),
+        )
+    except ParameterError as error:
+        raise ParameterError(f"{name}: privacy: {error}") from None
+    at = privacy.get("at_delta")
+    converted = None
+    if isinstance(at, dict):
+        converted = (
+            _rational(at.get("delta"), "privacy.at_delta.delta", name),
+            _rational(at.get("epsilon"), "privacy.at_delta.epsilon", name),
+        )
+    return stated.summary(converted)
+
+
+def _accuracy(accuracy: Any, name: str) -> list[str]:
+    """The accuracy statement: ``±`` figures at ``beta``, or the exact moment."""
+    if not isinstance(accuracy, dict):
+        return []
+    lines = []
+    beta = accuracy.get("beta")
+    if beta is not None:
+        confidence = decimal_nearest(1 - _rational(beta, "accuracy.beta", name), 4)
+        for key, words in (("per_query", "each count"), ("simultaneous", "every count at once")):
+            if accuracy.get(key) is not None:
+                bound = parse_count(accuracy[key], f"accuracy.{key}")
+                lines.append(f"  {words}: within ±{bound:,} with probability >= {confidence}")
+        if accuracy.get("threshold") is not None:
+            threshold = parse_count(accuracy["threshold"], "accuracy.threshold")
+            lines.append(f"  counts below {threshold:,} may be left out (the threshold)")
+    if accuracy.get("moment") is not None:
+        p = accuracy.get("p", 2)
+        moment = _rational(accuracy["moment"], "accuracy.moment", name)
+        lines.append(
+            f"  E ||estimate - true||_{p}^{p} = {decimal_nearest(moment, 4)} (exact in JSON)"
+        )
+    if accuracy.get("source"):
+        lines.append(f"  source: {str(accuracy['source'])[:200]}")
+    elif accuracy.get("statement"):
+        lines.append(f"  {str(accuracy['statement'])[:1000]}")
+    return lines
+
+
+def describe_release(document: Any, name: str) -> list[str]:
+    """The lines ``finitedp query RELEASE`` prints for ``document``.
+
+    Raises:
+        ParameterError: not a release document, or a figure that is malformed.
+    """
+    if not isinstance(document, dict) or "mechanism" not in document:
+        raise ParameterError(
+            f"{name}: not a document of finitedp release (no mechanism); give VALUEs to query "
+            "a bare release"
+        )
+    mechanism = str(document["mechanism"])
+    entry = MECHANISMS.get(mechanism) or COLUMNS.get(mechanism)
+    paper = document.get("paper") or (entry.paper if entry is not None else "")
+    lines = [f"release: {mechanism}" + (f" ({paper})" if paper else "")]
+    if entry is not None:
+        lines.append(f"  {entry.summary}")
+    lines.append(f"neighbours (what it protects): {document.get('neighbours', '?')}")
+    lines.append(f"guarantee: {_guarantee(document.get('privacy'), name)}")
+    found = document.get("parameters")
+    parameters: dict[str, Any] = found if isinstance(found, dict) else {}
+    if "universe" in document:
+        size = str(document.get("universe_size"))
+        shown_size = size if len(size) <= 30 else f"a {len(size)}-digit number"
+        rows = f"n = {parameters['n']} rows" if "n" in parameters else "a stream (n not public)"
+        lines.append(f"data: {rows} over the universe {document['universe']} (|X| = {shown_size})")
+    elif isinstance(parameters.get("columns"), list):
+        columns = [c for c in parameters["columns"] if isinstance(c, dict)]
+        shown = ", ".join(
+            f"{c.get('name')} in [{c.get('lower')}, {c.get('upper')}] step {c.get('step')}"
+            for c in columns[:8]
+        )
+        more = f" and {len(columns) - 8:,} more" if len(columns) > 8 else ""
+        lines.append(f"data: n = {parameters.get('n', '?')} rows; {shown}{more}")
+    accuracy = _accuracy(document.get("accuracy"), name)
+    if accuracy:
+        stated = document.get("accuracy")
+        beta = stated.get("beta") if isinstance(stated, dict) else None
+        lines.append("accuracy" + (f" (beta = {beta})" if beta else "") + ":")
+        lines.extend(accuracy)
+    estimates = document.get("estimates")
+    if isinstance(estimates, list):
+        values = [
+            f"{e.get('column')} ≈ {decimal_nearest(_rational(e.get('value'), 'estimates', name))}"
+            for e in estimates[:12]
+            if isinstance(e, dict)
+        ]
+        more = f" (and {len(estimates) - 12:,} more)" if len(estimates) > 12 else ""
+        lines.append("estimates: " + ", ".join(values) + more)
+    else:
+        lines.append("counts: finitedp query RELEASE VALUE... prints the count of each VALUE")
+    if document.get("seeded"):
+        lines.append("seeded: yes; NOT private against anyone who knows or can guess the seed")
+    return lines

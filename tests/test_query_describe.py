@@ -1,0 +1,82 @@
+"""``finitedp query RELEASE`` with no values: every release kind in words (issue 42 item 3).
+
+Each user-level mechanism of the registry is released once on a small file; the
+description must name the neighbour relation, state the guarantee in decimals
+(no exact fraction, no figure of more than 30 digits), and, for column releases,
+the estimates; a tampered figure is refused by name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cli_run import run
+
+from finitedp.registry import COLUMNS, MECHANISMS
+
+EXTRA = {
+    "stability": ["--delta", "1/1000000"],
+    "pmg": ["--k", "2", "--delta", "1/1000"],
+    "pmg-pure": ["--k", "2", "--max-length", "30"],
+    "blanket": ["--epsilon", "4", "--beta", "1/2"],
+    "vector-laplace": ["--epsilon", "1"],
+    "vector-gaussian": ["--rho", "1/2"],
+    "quantile-exponential": ["--epsilon", "1", "--quantile", "1/2"],
+    "quantile-binary": ["--epsilon", "1", "--quantile", "1/2"],
+    "plan-mean": ["--rho", "1"],
+}
+NAMES = [*MECHANISMS, *COLUMNS]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("describe")
+    rows = [f"{1 + i % 3},{i % 11},{(7 * i) % 13}" for i in range(24)]
+    (path / "d.csv").write_text("k,a,b\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_release_kind_is_described_in_words(
+    name: str, data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    if name in COLUMNS:
+        argv = ["release", str(data / "d.csv"), "--columns", "a,b", "--bounds", "0:20"]
+    else:
+        argv = ["release", str(data / "d.csv"), "--column", "k", "--universe", "int:64"]
+        argv += [] if "--epsilon" in EXTRA.get(name, []) else ["--epsilon", "1"]
+    argv += ["--mechanism", name, *EXTRA.get(name, []), "--quiet", "--out", str(out)]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    code, text, err = run(["query", str(out)], capsys)
+    assert code == 0 and err == "", err
+    lines = text.splitlines()
+    assert lines[0].startswith(f"release: {name}")
+    assert any(line.startswith("neighbours (what it protects): ") for line in lines)
+    guarantee = next(line for line in lines if line.startswith("guarantee: "))
+    assert "/" not in guarantee and re.search(r"epsilon <=|rho <=|\)-DP", guarantee), guarantee
+    assert not re.search(r"\d{31}", text), text  # no figure a person cannot read
+    if name in COLUMNS:
+        assert any(line.startswith("estimates: a ≈ ") for line in lines), text
+
+
+def test_a_tampered_figure_is_refused_by_name(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    argv = ["release", str(data / "d.csv"), "--columns", "a", "--bounds", "0:20"]
+    assert (
+        run([*argv, "--mechanism", "vector-laplace", "--epsilon", "1", "--out", str(out)], capsys)[
+            0
+        ]
+        == 0
+    )
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    doc["privacy"]["epsilon"] = "1.5"
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    code, text, err = run(["query", str(out)], capsys)
+    assert code == 2 and text == "" and "privacy.epsilon" in err
