@@ -47,6 +47,15 @@ __all__ = [
 ExactNumber = int | Fraction | str | numbers.Rational
 
 
+def article(word: str) -> str:
+    """``"an"`` before a word that starts with a vowel letter, else ``"a"`` (``an alp release``).
+
+    >>> article("alp"), article("compact")
+    ('an', 'a')
+    """
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def short_int(value: int) -> str:
     """Render an integer for a message: in full if short, else by its size."""
     if abs(value) < 10**30:

@@ -298,15 +298,19 @@ _RELEASE_EPILOG = """\
 mechanisms:
 {mechanisms}
 
-defaults: without --mechanism, bounded-geometric if |X| <= {dense} (or |X| <= 2n),
-  else compact; if its memory or time estimate is above the limits (4 GiB and
-  FINITEDP_MAX_SECONDS, 10 minutes), the next of compact and pure-sparse, and stderr
-  says which was chosen and why. All are pure (eps, 0)-DP; compact answers every
-  value within the per-query error with no threshold, pure-sparse lists at most n
-  bins but only reports counts above a threshold that grows with ln|X|. --beta defaults to
-  1/10: it is the mechanism's beta0 (pure-sparse: beta) and the failure
-  probability of the accuracy statement. --delta is required by stability and
-  refused by the others.
+defaults: without --mechanism, finitedp tries in order bounded-geometric (only if
+  |X| <= {dense} or |X| <= 2n), compact, blanket and pure-sparse, and uses the first
+  whose memory and time estimates fit the limits (FINITEDP_MAX_MEMORY, 4 GiB, and
+  FINITEDP_MAX_SECONDS, 10 minutes) and that applies (blanket needs n above its
+  threshold; blanket and pure-sparse need |X| > 2n); stderr says which was chosen and
+  why each earlier one was not. In practice: bounded-geometric for small universes,
+  compact up to about 10^5 rows, blanket from about 10^5 to 10^7 rows. All are pure
+  (eps, 0)-DP; bounded-geometric and compact answer every value within the per-query
+  error with no threshold; blanket and pure-sparse list at most n bins and only
+  report counts above a threshold that grows with ln|X| (blanket's is about half of
+  pure-sparse's). --beta defaults to 1/10: it is the mechanism's beta0 (pure-sparse
+  and blanket: beta) and the failure probability of the accuracy statement. --delta
+  is required by stability and refused by the others.
 
 output: one JSON object, on stdout or written atomically to --out (a temporary
   file in the same directory, then renamed): "finitedp" (version), "mechanism",
@@ -353,7 +357,9 @@ def add_release(commands: Any) -> None:
         epilog=_RELEASE_EPILOG.format(mechanisms=_mechanism_lines(), dense=DENSE_DEFAULT_LIMIT),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    release.add_argument("input", metavar="FILE", help="CSV or text file; - for stdin")
+    release.add_argument(
+        "input", metavar="FILE", help="a CSV, Parquet or text file (or baskets); - for stdin"
+    )
     release.add_argument("--column", help="the CSV column to release (by header name)")
     release.add_argument(
         "--value-column",

@@ -25,7 +25,7 @@ from ..params import short_int
 
 __all__ = ["MAX_MAGNITUDE", "count", "drawable", "items", "rational"]
 
-#: The largest magnitude a drawn figure may have: a float holds up to about 2^1024.
+#: The largest magnitude a drawn figure or count may have: a float holds up to about 2^1024.
 MAX_MAGNITUDE = 1 << 1000
 
 
@@ -86,16 +86,20 @@ def rational(
 
 
 def drawable(number: Fraction, key: str, name: str) -> Fraction:
-    """``number`` if 0 or of magnitude in ``(2^-1000, 2^1000)``: a float holds it.
+    """``number`` if 0 or of magnitude within about ``2^-1000 .. 2^1000``: a float holds it.
+
+    Decided on bit lengths (``bits`` is ``log2 |number|`` within 1), not by comparing
+    fractions: a plot may read a million figures.
 
     Raises:
         ParameterError: too large or too small to draw, naming ``key``.
     """
-    if number and not Fraction(1, MAX_MAGNITUDE) < abs(number) < MAX_MAGNITUDE:
+    if number:
         bits = abs(number.numerator).bit_length() - number.denominator.bit_length()
-        raise ParameterError(
-            f"{name}: {key}: got a number of about 2^{bits}; too far from 1 to draw"
-        )
+        if not -999 < bits < 999:
+            raise ParameterError(
+                f"{name}: {key}: got a number of about 2^{bits}; too far from 1 to draw"
+            )
     return number
 
 

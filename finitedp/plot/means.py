@@ -68,9 +68,13 @@ _field = functools.partial(document_field, kind="a plan-mean release")
 #: The most coordinates a means plot reads (PLAN's own limit on ``d``).
 MAX_COORDINATES = 1 << 20
 
-#: Above this many coordinates the bars are drawn as one band: a bar each is slow to
-#: draw (41,271 took minutes) and unreadable at any width.
-MAX_SEPARATE_BARS = 400
+#: Above this many coordinates the picture is a summary (a bar each is unreadable,
+#: and 41,271 of them took minutes and 1.5 million pixels): the estimates sorted with
+#: their noise band, and a histogram of the bars' half-widths.
+SUMMARY_ABOVE = 50
+
+#: Inches at the 150 dpi of :func:`finitedp.plot.draw._save`: at most 2,000 x 1,200 px.
+MAX_WIDTH, MAX_HEIGHT = 13.3, 8.0
 
 
 def mean_series(document: Any, name: str) -> MeanSeries:
@@ -135,18 +139,27 @@ def plot_means(document: Any, name: str, out_path: str | Path) -> Path:
     ys = [float(e) for e in series.estimates]
     bars = series.bars()
     with matplotlib.rc_context(_rc(matplotlib)):
-        figure, axes = plt.subplots(figsize=(min(24.0, max(6.0, 0.25 * len(xs))), 4))
-        if len(xs) <= MAX_SEPARATE_BARS:
+        if len(xs) <= SUMMARY_ABOVE:
+            figure, axes = plt.subplots(figsize=(min(MAX_WIDTH, max(6.0, 0.25 * len(xs))), 4))
             axes.errorbar(xs, ys, yerr=bars, fmt="o", ms=3, capsize=2, color="tab:green")
-        else:
-            low = [y - e for y, e in zip(ys, bars, strict=True)]
-            high = [y + e for y, e in zip(ys, bars, strict=True)]
-            axes.fill_between(xs, low, high, color="tab:green", alpha=0.3, lw=0)
-            axes.plot(xs, ys, lw=0.5, color="tab:green")
-        if len(xs) <= 40:
             axes.set_xticks(xs, series.names, rotation=60, fontsize="small")
-        axes.set_xlabel("coordinate")
-        axes.set_ylabel("private mean (+-2 noise s.d.)")
-        axes.set_title("PLAN (thesis Alg 17): estimates and their noise")
+            axes.set_xlabel("coordinate")
+            axes.set_ylabel("private mean (+-2 noise s.d.)")
+            axes.set_title("PLAN (thesis Alg 17): estimates and their noise")
+        else:
+            figure, (left, right) = plt.subplots(1, 2, figsize=(MAX_WIDTH, 5.5))
+            order = sorted(xs, key=ys.__getitem__)
+            sorted_ys = [ys[i] for i in order]
+            low = [ys[i] - bars[i] for i in order]
+            high = [ys[i] + bars[i] for i in order]
+            left.fill_between(xs, low, high, color="tab:green", alpha=0.3, lw=0, label="+-2 s.d.")
+            left.plot(xs, sorted_ys, lw=1, color="tab:green", label="estimate")
+            left.set_xlabel(f"the {len(xs):,} coordinates, sorted by estimate")
+            left.set_ylabel("private mean")
+            left.legend(fontsize="small")
+            right.hist(bars, bins=min(60, max(10, len(xs) // 50)), color="tab:blue")
+            right.set_xlabel("noise half-width (2 s.d.) in the data's units")
+            right.set_ylabel("coordinates")
+            figure.suptitle(f"PLAN (thesis Alg 17): {len(xs):,} estimates and their noise")
         figure.tight_layout()
         return _save(figure, fmt, out_path)

@@ -18,7 +18,7 @@ from ..guarantees import Accuracy, Privacy
 from ..histograms.release import PartialHistogram
 from ..io.releases import load_release, parse_document, read_document
 from ..io.universe import Universe, Utf8Universe, parse_universe
-from ..params import check_count, exact_fraction, short_fraction, short_int
+from ..params import article, check_count, exact_fraction, short_fraction, short_int
 from ..resources import fraction_seconds, require_time
 
 if TYPE_CHECKING:
@@ -340,8 +340,8 @@ def release_series(
         size = getattr(document, "universe_size", None)
         if type(size) is not int:
             raise ParameterError(
-                f"release: got a {mechanism}; expected a finitedp release document, its JSON, "
-                f"a PartialHistogram or a CompactRelease"
+                f"release: got {article(mechanism)} {mechanism}; expected a finitedp release "
+                "document, its JSON, a PartialHistogram or a CompactRelease"
             )
         universe = parse_universe(f"int:{size}")
     if n is None and type(getattr(counts_of, "n", None)) is int:
@@ -367,8 +367,8 @@ def release_series(
         bins = list(counts_of.keys())  # type: ignore[attr-defined]
     else:
         raise ParameterError(
-            f"values: a {mechanism} release lists no bins (every value has a count); "
-            f"name the values to plot"
+            f"--values: {article(mechanism)} {mechanism} release lists no bins (every value has "
+            f"a count); name the values to plot with --values A,B,..."
         )
     if not bins:
         raise ParameterError("values: nothing to plot (the release lists no bins)")
