@@ -87,6 +87,8 @@ class Accuracy:
         simultaneous: ``a`` with ``Pr[max_x |h_x - c_x| <= a] >= 1 - beta`` (Def 2.6),
             or ``None`` if the theorem gives none at this ``beta``.
         source: the theorem or figure the numbers come from.
+        relative_to: what the bounds compare the release with: the true counts, or
+            (a sketch) its counters, with the further bias to the true counts.
     """
 
     beta: Fraction
@@ -94,6 +96,7 @@ class Accuracy:
     threshold: int | None
     simultaneous: int | None
     source: str
+    relative_to: str = "the true counts"
 
     def to_json_dict(self) -> dict[str, Any]:
         """The statement as JSON-ready values (``beta`` as an exact fraction string)."""
@@ -103,6 +106,7 @@ class Accuracy:
             "threshold": _maybe_int(self.threshold),
             "simultaneous": _maybe_int(self.simultaneous),
             "source": self.source,
+            "relative_to": self.relative_to,
         }
 
 

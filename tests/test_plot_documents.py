@@ -177,3 +177,28 @@ def test_the_command_exits_2_without_a_picture(
     assert _cli(doc, picture, tmp_path) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_limits_of_a_drawable_figure_are_exact() -> None:
+    """Both edges of :mod:`finitedp.plot.fields`' ranges (mutants of the constants and of
+    the comparisons survived without this)."""
+    from fractions import Fraction
+
+    from finitedp.plot.fields import MAX_MAGNITUDE, count, drawable
+
+    assert MAX_MAGNITUDE == 2**1000
+    assert count({"n": 2**1000 - 1}, "n", "d") == 2**1000 - 1
+    with pytest.raises(ParameterError, match="n: got"):
+        count({"n": 2**1000}, "n", "d")
+    assert count({"n": 1}, "n", "d") == 1
+    with pytest.raises(ParameterError, match="at least 2"):
+        count({"n": 1}, "n", "d", minimum=2)
+    for bits in (998, -998):  # bit-length difference 998 (magnitude about 2^998): drawn
+        value = Fraction(2**bits) if bits > 0 else Fraction(1, 2**-bits)
+        assert drawable(value, "x", "d") == value
+        assert drawable(-value, "x", "d") == -value
+    for bits in (999, -999):
+        value = Fraction(2**bits) if bits > 0 else Fraction(1, 2**-bits)
+        with pytest.raises(ParameterError, match="too far from 1"):
+            drawable(value, "x", "d")
+    assert drawable(Fraction(0), "x", "d") == 0

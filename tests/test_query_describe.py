@@ -80,3 +80,24 @@ def test_a_tampered_figure_is_refused_by_name(
     out.write_text(json.dumps(doc), encoding="utf-8")
     code, text, err = run(["query", str(out)], capsys)
     assert code == 2 and text == "" and "privacy.epsilon" in err
+
+
+def test_a_sketch_states_what_its_accuracy_is_relative_to_and_labels_its_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 42 item 2: PMG's bound is against the sketch; the bias n/(k+1) to the true
+    counts is stated beside it (as a formula: n is not public), and keys carry labels."""
+    data = tmp_path / "c.csv"
+    data.write_text("k\n" + "Paris\n" * 300 + "Rome\n" * 100, encoding="utf-8")
+    out = tmp_path / "r.json"
+    argv = ["release", str(data), "--column", "k", "--universe", "utf8:8", "--epsilon", "4"]
+    argv += ["--mechanism", "pmg", "--k", "2", "--delta", "1/10", "--seed", "01", "--quiet"]
+    assert run([*argv, "--out", str(out)], capsys)[0] == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert "n/(k + 1) = n/3" in doc["accuracy"]["relative_to"]
+    assert "400" not in doc["accuracy"]["relative_to"]  # n itself is never published
+    labels = {b["value"]: b["count"] for b in doc["bins"]}
+    assert set(labels) <= {"Paris", "Rome"} and "Paris" in labels
+    assert sorted(labels.values()) == sorted(v for _, v in doc["release"]["heavy"])
+    code, text, _ = run(["query", str(out)], capsys)
+    assert code == 0 and "relative to the sketch's counters" in text

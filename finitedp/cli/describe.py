@@ -86,6 +86,8 @@ def _accuracy(accuracy: Any, name: str) -> list[str]:
         lines.append(
             f"  E ||estimate - true||_{p}^{p} = {decimal_nearest(moment, 4)} (exact in JSON)"
         )
+    if accuracy.get("relative_to"):
+        lines.append(f"  relative to {str(accuracy['relative_to'])[:400]}")
     if accuracy.get("source"):
         lines.append(f"  source: {str(accuracy['source'])[:200]}")
     elif accuracy.get("statement"):

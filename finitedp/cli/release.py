@@ -11,6 +11,7 @@ JSON.  Nothing is written on an input error.
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 from typing import Any
 
 from .. import __version__
@@ -148,6 +149,13 @@ def _option_json(option: Option, value: object) -> object:
     return None if value is None else rational(exact_fraction(value, option.name))
 
 
+def _count_json(count: int | Fraction) -> int | str:
+    """A released count beside its label: an int, or (a scaled sketch) an exact string."""
+    if isinstance(count, int):
+        return json_int(count)
+    return json_int(count.numerator) if count.denominator == 1 else rational(count)
+
+
 def _show_size(size: int) -> str:
     """``|X|`` for the summary line: in full up to 30 digits, else ``≈ 3.42e+38`` and
     its bit length (the JSON has it in full)."""
@@ -260,6 +268,10 @@ def _release(args: argparse.Namespace) -> int:
             bins = release.bins
             document["release"]["bins"] = JsonStream(release.json_bins)
             document["bins"] = JsonStream(lambda: (bin_entry(universe, x, c) for x, c in bins))
+        elif hasattr(release, "heavy"):  # a sketch's keys are universe numbers: label them
+            document["bins"] = [
+                bin_entry(universe, x, _count_json(release[x])) for x, _ in release.heavy
+            ]
         document["seeded"] = args.seed is not None
         progress.phase("writing the release")
         payload = write_document(document, None if to_stdout else args.out)

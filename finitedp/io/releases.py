@@ -131,7 +131,7 @@ def _check_counts(document: dict[str, Any], release: Counts, name: str) -> None:
             )
 
 
-def bin_entry(universe: Universe, x: int, count: int) -> dict[str, Any]:
+def bin_entry(universe: Universe, x: int, count: int | str) -> dict[str, Any]:
     """One listed bin: its label, or (for bytes that are not UTF-8) ``null`` and the bytes."""
     try:
         return {"value": universe.decode(x), "count": count}

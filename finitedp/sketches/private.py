@@ -182,10 +182,16 @@ class PrivateMisraGries:
         r = min(self.noise.r, noise_radius(self.alpha, b / (self.k + 1)))
         bound = 2 * r + self.tau - 1
         source = "Lebeda thesis Lemma 3.5"
+        relative = (
+            f"the sketch's counters, not the true counts: Misra-Gries undercounts each key "
+            f"by at most n/(k + 1) = n/{self.k + 1} more (Fact 3.1; n, the stream length, "
+            "is not released), so |estimate - true count| <= this bound + n/(k + 1)"
+        )
         if n is not None:
             bound += check_positive_int(n, "n") // (self.k + 1)
             source = "Lebeda thesis Theorem 3.1 (Fact 3.1 + Lemma 3.5)"
-        return Accuracy(beta=b, per_query=bound, threshold=None, simultaneous=bound, source=source)
+            relative = "the true counts (the sketch's bias floor(n/(k + 1)) included)"
+        return Accuracy(b, bound, None, bound, source, relative)
 
     def noise_variance(self) -> Fraction:
         """``2 alpha/(1 - alpha)^2``: the variance of the unclamped geometric, an upper

@@ -204,11 +204,19 @@ class _PureTopK:
         alpha = 1 / self.sampler.noise.exp_epsilon
         a = min(self.bound, noise_radius(alpha, slack / self.universe_size))
         error = Fraction(2 * a, scale)
+        relative = (
+            "the sketch's (shifted) counters, not the true counts: each estimate also lies "
+            f"up to n/(k + 1) = n/{self.k + 1} below the true count (Fact 3.1; n, the "
+            "stream length, is not released)"
+            if not self._merged
+            else "the merged sketch's counters"
+        )
         if n is not None and not self._merged:
             error += Fraction(check_positive_int(n, "n"), scale)
             source += " + Lebeda thesis Fact 3.1"
+            relative = "the true counts (the sketch's shift n/(k + 1) included)"
         bound = -(-error.numerator // error.denominator)  # the exact ceiling
-        return Accuracy(b, per_query=bound, threshold=None, simultaneous=bound, source=source)
+        return Accuracy(b, bound, None, bound, source, relative)
 
     @property
     def max_oracle_calls(self) -> int:
