@@ -202,3 +202,27 @@ def test_the_limits_of_a_drawable_figure_are_exact() -> None:
         with pytest.raises(ParameterError, match="too far from 1"):
             drawable(value, "x", "d")
     assert drawable(Fraction(0), "x", "d") == 0
+
+
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("matplotlib") is None,
+    reason="needs the plot extra (matplotlib)",
+)
+@pytest.mark.parametrize("kind", ["means", "gaussian", "laplace"])
+def test_plot_release_reads_every_column_release(
+    documents: dict[str, dict[str, Any]],
+    kind: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 42 item 7: ``plot release`` draws sums, quantiles and means too."""
+    path, out = tmp_path / "d.json", tmp_path / "p.png"
+    path.write_text(json.dumps(documents[kind]), encoding="utf-8")
+    assert main(["plot", "release", str(path), "--out", str(out)]) == 0
+    assert out.stat().st_size > 1000
+    bad = copy.deepcopy(documents[kind])
+    bad["estimates"][0]["value"] = "1" + "0" * 400  # no float holds it
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    if kind != "means":
+        assert main(["plot", "release", str(path), "--out", str(tmp_path / "q.png")]) == 2
+        assert "too far from 1" in capsys.readouterr().err

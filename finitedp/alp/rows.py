@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 from ..entries import WeightedSums
-from ..errors import ParameterError
+from ..errors import ParameterError, ResourceLimitError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource
 from ..params import check_positive_int, exact_fraction, probability
@@ -133,18 +133,26 @@ def for_rows(
             step=step,
         )
     else:
-        mechanism = ALP(
-            universe_size,
-            epsilon,
-            k=keys,
-            psi=n * bound if psi is None else psi,
-            alpha=alpha_value,
-            s=s,
-            step=step,
-            contribution=contribution,
-            variant=variant,
-            rows=n,
-        )
+        try:
+            mechanism = ALP(
+                universe_size,
+                epsilon,
+                k=keys,
+                psi=n * bound if psi is None else psi,
+                alpha=alpha_value,
+                s=s,
+                step=step,
+                contribution=contribution,
+                variant=variant,
+                rows=n,
+            )
+        except ResourceLimitError as error:  # say which of k and psi the caller left to n
+            chosen = [f"--{name} (default {name} = {text})" for name, given, text in (
+                ("k", k, f"min(n, |X|) = {keys}"), ("psi", psi, f"n = {n * bound}"))
+                if given is None]  # fmt: skip
+            if not chosen:
+                raise
+            raise ResourceLimitError(f"{error}; or give {' and '.join(chosen)}") from None
     return mechanism if values is None else WeightedRows(mechanism, n, universe_size)
 
 

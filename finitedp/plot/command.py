@@ -10,9 +10,9 @@ if TYPE_CHECKING:
 
 from ..io.arguments import count
 from ..io.files import check_out, say
-from ..io.releases import read_document
+from ..io.releases import column_estimates, read_document
 from .draw import _output_format, _require_matplotlib, plot_counting_pmfs, plot_release
-from .means import plot_means
+from .means import plot_estimates, plot_means
 from .shapes import plot_shapes
 
 __all__ = ["add_plot_parser", "run_plot"]
@@ -138,6 +138,13 @@ def run_plot(args: argparse.Namespace) -> int:
     else:
         _require_matplotlib()  # before reading a large release
         document = read_document(str(args.release))
-        path = plot_release(document, None, args.out, values=args.values)
+        name = "<stdin>" if args.release == "-" else str(args.release)
+        kind = document.get("release", {}).get("type") if isinstance(document, dict) else None
+        if kind == "plan-mean":  # every release kind: the column ones too
+            path = plot_means(document, name, args.out)
+        elif column_estimates(document, name) is not None:
+            path = plot_estimates(document, name, args.out)
+        else:
+            path = plot_release(document, None, args.out, values=args.values)
     say(f"finitedp plot: wrote {path}")
     return 0

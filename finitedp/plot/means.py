@@ -43,7 +43,7 @@ from ..errors import ParameterError
 from ..io.releases import document_field
 from .fields import count, drawable, items, rational
 
-__all__ = ["MAX_COORDINATES", "MeanSeries", "mean_series", "plot_means"]
+__all__ = ["MAX_COORDINATES", "MeanSeries", "mean_series", "plot_estimates", "plot_means"]
 
 
 @dataclass(frozen=True)
@@ -161,5 +161,43 @@ def plot_means(document: Any, name: str, out_path: str | Path) -> Path:
             right.set_xlabel("noise half-width (2 s.d.) in the data's units")
             right.set_ylabel("coordinates")
             figure.suptitle(f"PLAN (thesis Alg 17): {len(xs):,} estimates and their noise")
+        figure.tight_layout()
+        return _save(figure, fmt, out_path)
+
+
+def plot_estimates(document: Any, name: str, out_path: str | Path) -> Path:
+    """Draw a column release's estimates (sums, quantiles): a point per column, or above
+    :data:`SUMMARY_ABOVE` columns the estimates sorted (needs the ``plot`` extra).
+
+    The document states no per-column noise band for these kinds (a sum's accuracy is
+    a moment of the whole vector, a quantile's a rank error), so none is drawn.
+
+    Raises:
+        ParameterError: not a column release, or an estimate malformed or not drawable.
+        PlotExtraMissingError: matplotlib is not installed.
+    """
+    from .draw import _output_format, _rc, _require_matplotlib, _save
+
+    fmt = _output_format(out_path)
+    rows = items(document if isinstance(document, dict) else {}, "estimates", name,
+                 most=MAX_COORDINATES)  # fmt: skip
+    names = [str(_field(r, "column", name)) for r in rows]
+    values = [float(drawable(rational(r, "value", name), "value", name)) for r in rows]
+    mechanism = str(document.get("mechanism", "release"))
+    matplotlib = _require_matplotlib()
+    import matplotlib.pyplot as plt
+
+    xs = list(range(len(values)))
+    with matplotlib.rc_context(_rc(matplotlib)):
+        figure, axes = plt.subplots(figsize=(min(MAX_WIDTH, max(6.0, 0.25 * len(xs))), 4))
+        if len(xs) <= SUMMARY_ABOVE:
+            axes.plot(xs, values, "o", ms=4, color="tab:green")
+            axes.set_xticks(xs, names, rotation=60, fontsize="small")
+            axes.set_xlabel("column")
+        else:
+            axes.plot(xs, sorted(values), lw=1, color="tab:green")
+            axes.set_xlabel(f"the {len(xs):,} columns, sorted by estimate")
+        axes.set_ylabel("private estimate")
+        axes.set_title(f"{mechanism}: the released estimates")
         figure.tight_layout()
         return _save(figure, fmt, out_path)

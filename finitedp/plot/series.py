@@ -371,7 +371,7 @@ def release_series(
             f"a count); name the values to plot with --values A,B,..."
         )
     if not bins:
-        raise ParameterError("values: nothing to plot (the release lists no bins)")
+        raise ParameterError("--values: nothing to plot (the release lists no bins; name values)")
     if len(bins) > MAX_RELEASE_BARS:
         raise ParameterError(
             f"values: {len(bins)} bars; a picture holds at most {MAX_RELEASE_BARS}, "
