@@ -69,13 +69,15 @@ def test_csv_int_column_releases_every_bin_with_labels(
     assert doc["parameters"] == {
         "n": 20,
         "epsilon": "1/2",
+        "epsilon_display": "0.5",  # issue 42: a decimal beside every exact fraction
         "noise": "tight",  # the command line's default (issue 25 item 5)
         "beta": "1/10",
+        "beta_display": "0.1",
         "counter": "fast",
     }
     assert doc["universe"] == "int:7" and doc["universe_size"] == 7
-    assert doc["privacy"] == {"epsilon": "1/2", "delta": "0"}
-    assert doc["accuracy"]["beta"] == "1/10"
+    assert doc["privacy"] == {"epsilon": "1/2", "epsilon_display": "0.5", "delta": "0"}
+    assert doc["accuracy"]["beta"] == "1/10" and doc["accuracy"]["beta_display"] == "0.1"
     assert doc["accuracy"]["source"].startswith("BV Thm 5.2")
     assert isinstance(doc["accuracy"]["per_query"], int) and doc["accuracy"]["threshold"] is None
     release = PartialHistogram.from_json(doc["release"])
@@ -122,7 +124,7 @@ def test_stability_with_delta(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert code == 0, err
     doc = released(out)
     assert doc["mechanism"] == "stability" and doc["parameters"]["delta"] == "1/100"
-    assert doc["privacy"] == {"epsilon": "1", "delta": "1/100"}
+    assert doc["privacy"] == {"epsilon": "1", "delta": "1/100", "delta_display": "0.01"}
     assert doc["accuracy"]["threshold"] is not None  # Def 2.7: accuracy above a threshold
     assert all(b["value"] in {"1", "3"} for b in doc["bins"])
 
@@ -407,7 +409,12 @@ def test_decimal_text_is_read_exactly(capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 0, err
     doc = released(out)
     assert doc["parameters"]["epsilon"] == "1/2" and doc["parameters"]["beta"] == "1/10"
-    assert doc["privacy"] == {"epsilon": "1/2", "delta": "1/1000000"}
+    assert doc["privacy"] == {
+        "epsilon": "1/2",
+        "epsilon_display": "0.5",
+        "delta": "1/1000000",
+        "delta_display": "1e-06",
+    }
 
 
 def test_universe_too_small_for_pure_sparse(

@@ -29,6 +29,37 @@ EXTRA = {
     "plan-mean": ["--rho", "1"],
 }
 NAMES = [*MECHANISMS, *COLUMNS]
+SCHEMA = json.loads(
+    (
+        Path(__file__).resolve().parent.parent / "finitedp" / "schemas" / "release.schema.json"
+    ).read_text(encoding="utf-8")
+)
+FRACTION = re.compile(r"-?[0-9]+/[0-9]+")
+
+
+def _check_displays(document: dict[str, object], name: str) -> None:
+    """The schema, and its rule: a display beside every exact fraction (issue 42 item 1)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(SCHEMA).validate(document)
+    missing: list[str] = []
+
+    def walk(node: object, where: str) -> None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{where}[{i}]")
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("release", "bins") or key.endswith("_display"):
+                    continue
+                shown = f"{key}_display" in node
+                fractions = value if isinstance(value, list) else [value]
+                exact = any(isinstance(v, str) and FRACTION.fullmatch(v) for v in fractions)
+                if exact and not shown:
+                    missing.append(f"{where}.{key}")
+                walk(value, f"{where}.{key}")
+
+    walk(document, name)
+    assert not missing, missing
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +83,8 @@ def test_every_release_kind_is_described_in_words(
     argv += ["--mechanism", name, *EXTRA.get(name, []), "--quiet", "--out", str(out)]
     code, _, err = run(argv, capsys)
     assert code == 0, err
+    document = json.loads(out.read_text(encoding="utf-8"))
+    _check_displays(document, name)
     code, text, err = run(["query", str(out)], capsys)
     assert code == 0 and err == "", err
     lines = text.splitlines()

@@ -19,6 +19,7 @@ from .. import __version__
 from ..entries import BasketMechanism, ColumnEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.baskets import MAX_ITEMS, read_baskets
+from ..io.display import with_displays
 from ..io.document import write_document
 from ..io.files import STDOUT, check_out, input_format
 from ..io.numeric import NumericColumn, parse_columns, read_column_sums, read_column_values
@@ -204,7 +205,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
             "epsilon": rational(built.epsilon_for(AT_DELTA)),
         }
         progress.phase("writing the release")
-        payload = write_document(document, None if to_stdout else args.out)
+        payload = write_document(with_displays(document), None if to_stdout else args.out)
     total = built.guarantee
     at_delta = (Fraction(AT_DELTA), built.epsilon_for(AT_DELTA)) if total.rho is not None else None
     summary = f"n = {n:,} rows, d = {len(columns):,} columns; {entry.name}, " + total.summary(

@@ -18,6 +18,7 @@ from .. import __version__
 from ..entries import MechanismEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.columns import count_rows, keys_in_order, ranked_keys, read_counts, read_sums
+from ..io.display import with_displays
 from ..io.document import JsonStream, write_document
 from ..io.files import STDOUT, check_out, input_format
 from ..io.progress import DELAY_SECONDS, Progress
@@ -274,7 +275,7 @@ def _release(args: argparse.Namespace) -> int:
             ]
         document["seeded"] = args.seed is not None
         progress.phase("writing the release")
-        payload = write_document(document, None if to_stdout else args.out)
+        payload = write_document(with_displays(document), None if to_stdout else args.out)
     summary = (
         f"n = {n:,} rows; universe {universe.spec} with |X| {_show_size(size)} values; "
         f"{chosen}, {privacy}" + ("" if privacy.exact_text else " (exact fractions in the JSON)")
