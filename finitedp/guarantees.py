@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from .jsonvalues import json_int, parse_rational, rational
-from .params import is_short, readable_fraction, short_fraction
+from .params import decimal_nearest, is_short, readable_fraction, short_fraction
 
 __all__ = ["Accuracy", "Privacy"]
 
@@ -48,6 +48,15 @@ class Privacy:
         (1/2, <= 3.34e-41)-DP
         """
         return f"({readable_fraction(self.epsilon)}, {readable_fraction(self.delta)})-DP"
+
+    def summary(self) -> str:
+        """The statement in decimals for people, rounded up (still a bound).
+
+        >>> Privacy(Fraction(1, 2)).summary(), Privacy(1, Fraction(1, 3 * 10**6)).summary()
+        ('(0.5, 0)-DP', '(1, 3.33334e-07)-DP')
+        """
+        epsilon = decimal_nearest(self.epsilon, 6, up=True)
+        return f"({epsilon}, {decimal_nearest(self.delta, 6, up=True)})-DP"
 
     def __repr__(self) -> str:
         """Exact when short; a fraction past Python's digit limit is shown by its size."""

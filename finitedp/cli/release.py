@@ -278,7 +278,7 @@ def _release(args: argparse.Namespace) -> int:
         payload = write_document(with_displays(document), None if to_stdout else args.out)
     summary = (
         f"n = {n:,} rows; universe {universe.spec} with |X| {_show_size(size)} values; "
-        f"{chosen}, {privacy}" + ("" if privacy.exact_text else " (exact fractions in the JSON)")
+        f"{chosen}, {privacy.summary()}"
     )
     return finish_release(args, payload, to_stdout, summary)
 
