@@ -70,7 +70,7 @@ def parse_uint(value: object, name: str) -> int:
         ValueError: not such a string; the message names ``name``.
     """
     if not isinstance(value, str) or not _UINT.fullmatch(value):
-        raise ValueError(f"{name}: got {value!r:.80}; expected a decimal string")
+        raise ValueError(f"{name}: got {value!r:.30}; expected a decimal string")
     return _to_int(value)
 
 
@@ -81,11 +81,11 @@ def parse_rational(value: object, name: str) -> Fraction:
         ValueError: not such a string, or not in lowest terms.
     """
     if not isinstance(value, str) or not _RATIONAL.fullmatch(value):
-        raise ValueError(f"{name}: got {value!r:.80}; expected a rational string p/q")
+        raise ValueError(f"{name}: got {value!r:.30}; expected a rational string p/q")
     top, _, bottom = value.partition("/")
     q = Fraction(_to_int(top), _to_int(bottom) if bottom else 1)
     if rational(q) != value:
-        raise ValueError(f"{name}: got {value!r:.80}; write the rational in lowest terms")
+        raise ValueError(f"{name}: got {value!r:.30}; write the rational in lowest terms")
     return q
 
 
@@ -122,7 +122,7 @@ def parse_count(value: object, name: str) -> int:
     if type(value) is str:
         return parse_uint(value, name)
     shown = str(value) if isinstance(value, JsonFloat) else repr(value)
-    raise ValueError(f"{name}: got {shown:.80}; expected a non-negative integer")
+    raise ValueError(f"{name}: got {shown:.30}; expected a non-negative integer")
 
 
 class JsonFloat(str):

@@ -145,7 +145,7 @@ def reader(kind: object, name: str) -> ReleaseReader:
     """
     if not isinstance(kind, str) or kind not in READERS:
         raise ParameterError(
-            f"{name}: release type {kind!r:.60} is not one finitedp can read ({', '.join(READERS)})"
+            f"{name}: release type {kind!r:.30} is not one finitedp can read ({', '.join(READERS)})"
         )
     return READERS[kind]
 

@@ -88,7 +88,7 @@ def parse_memory(text: str) -> int:
     match = _MEMORY.fullmatch(text.strip())
     if match is None or int(match.group(1)) == 0:
         raise ParameterError(
-            f"{MEMORY_ENV}: got {text!r:.40}; write a positive size in bytes, "
+            f"{MEMORY_ENV}: got {text!r:.30}; write a positive size in bytes, "
             f"optionally with K, M, G or T (powers of 1024), e.g. 4G"
         )
     return int(match.group(1)) << _UNITS[match.group(2).upper()]
@@ -178,7 +178,7 @@ def max_seconds() -> int:
         budget = DEFAULT_MAX_SECONDS
     elif not re.fullmatch(r"[0-9]{1,12}", text.strip()) or int(text) == 0:
         raise ParameterError(
-            f"{TIME_ENV}: got {text!r:.40}; write a positive whole number of seconds, e.g. 600"
+            f"{TIME_ENV}: got {text!r:.30}; write a positive whole number of seconds, e.g. 600"
         )
     else:
         budget = int(text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,7 @@ def _clean(
         named += ["folder", "d: PLAN's steps"]
         assert any(flag.split("=")[0] in message for flag in named), message
         assert max(len(word) for word in message.split()) < 200, message  # no 5000-digit echo
+        assert not re.search(r"[0-9]{31}", message), message  # issue 42: at most 30 digits
     else:
         json.loads(out)  # a whole release document
     return code, out, err

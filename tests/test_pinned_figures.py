@@ -214,3 +214,18 @@ def test_the_mixed_geometric_precision_rule() -> None:
         assert _precision(ratio, Fraction(1, 3), 7, 100, 40) == by_hand(
             ratio, Fraction(1, 3), 7, 100, 40
         )
+
+
+def test_plan_time_is_estimated_from_d_and_the_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``d (120 + 20 R)`` microseconds (a mutant of the formula survived without this)."""
+    from finitedp.errors import ResourceLimitError
+    from finitedp.mean.scaling import require_plan_time
+
+    monkeypatch.setenv("FINITEDP_MAX_SECONDS", "1")
+    require_plan_time(6_250, 1)  # 6,250 x 140 us = 0.875 s
+    require_plan_time(6_250, 2)  # 6,250 x 160 us = 1.0 s: at the budget, not above
+    with pytest.raises(ResourceLimitError, match="would take about 2 s"):
+        require_plan_time(6_251, 2)
+    require_plan_time(5_000, 4)  # 5,000 x 200 us = 1.0 s
+    with pytest.raises(ResourceLimitError, match="PLAN's steps over 5000 columns and 5"):
+        require_plan_time(5_000, 5)  # 5,000 x 220 us = 1.1 s

@@ -20,6 +20,7 @@ from ..errors import FiniteDPError, NotApplicableError, ResourceLimitError
 from ..io.files import say
 from ..io.progress import Progress
 from ..io.values import ValueColumn
+from ..params import short_int
 from ..registry import MECHANISMS, READERS, default_mechanisms, default_reason
 from ..resources import require_memory, require_time
 
@@ -81,11 +82,12 @@ def _require_document(entry: MechanismEntry, n: int, size: int) -> None:
     """Refuse, before the work, a release whose document would not fit in memory."""
     if READERS[entry.release_type].lists_bins:
         bins = size if entry.dense else min(n, size)
-        cause = f"{entry.name} over |X| = {size:,}" if entry.dense else f"{entry.name}, n = {n:,}"
-        require_memory(bins * RELEASE_BYTES_PER_BIN, f"the release of {bins:,} bins", cause)
+        shown = f"{bins:,}" if bins < 10**30 else short_int(bins)  # never 40 digits
+        cause = f"{entry.name} over |X| = {shown}" if entry.dense else f"{entry.name}, n = {n:,}"
+        require_memory(bins * RELEASE_BYTES_PER_BIN, f"the release of {shown} bins", cause)
         require_time(
             Fraction(bins * RELEASE_NS_PER_BIN, 10**9),
-            f"the release of {bins:,} bins (a noisy count and a line each)",
+            f"the release of {shown} bins (a noisy count and a line each)",
             cause,
             "use a smaller universe, or a sparse mechanism (--mechanism blanket or pure-sparse)",
         )

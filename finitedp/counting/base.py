@@ -216,7 +216,7 @@ def check_work(samples: object, empty: object) -> None:
     """
     for name, value in (("samples", samples), ("empty", empty)):
         if type(value) is not int or value < 0:
-            raise ParameterError(f"{name}: got {value!r:.40}; a number of samples, an int >= 0")
+            raise ParameterError(f"{name}: got {value!r:.30}; a number of samples, an int >= 0")
 
 
 def require_sampling_time(

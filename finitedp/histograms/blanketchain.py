@@ -21,6 +21,7 @@ import gmpy2
 from ..errors import CertificationError, NotApplicableError, ParameterError
 from ..exactmath import compare_exp
 from ..oracle import RandomSource, discard, discard_descending, draw, draws
+from ..params import short_int
 
 __all__ = [
     "BLOCK",
@@ -98,7 +99,8 @@ class BlanketChain:
     def __init__(self, universe_size: int, tail: int, d: int, last: int, h: int) -> None:
         if not (0 < tail < d and universe_size * tail < d - tail):
             raise ParameterError(
-                f"tail: got A = {tail} for d = {d}, N = {universe_size}; the chain needs "
+                f"tail: got A = {short_int(tail)} for d = {short_int(d)}, "
+                f"N = {short_int(universe_size)}; the chain needs "
                 f"0 < A and N A < d - A (an expected blanket below 1)"
             )
         self._universe, self._last, self.h = universe_size, last, h

@@ -25,8 +25,8 @@ MAX_VALUE = 1 << 64
 
 
 def shorten(text: str) -> str:
-    """``text`` as a message shows it: at most 40 characters."""
-    return text if len(text) <= 40 else text[:40] + "..."
+    """``text`` as a message shows it: at most 30 characters (no 31-digit echo)."""
+    return text if len(text) <= 30 else text[:30] + "..."
 
 
 def exact_value(text: str, where: str, what: str, examples: str) -> Fraction:

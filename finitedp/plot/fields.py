@@ -74,14 +74,14 @@ def rational(
         text = value if isinstance(value, str) else None
         try:
             if text is None:
-                raise ValueError(f"{key}: got {value!r:.60}; expected a rational string p/q")
+                raise ValueError(f"{key}: got {value!r:.30}; expected a rational string p/q")
             magnitude = parse_rational(text.removeprefix("-"), key)
         except ValueError as error:
             raise ParameterError(f"{name}: {error}") from None
         number = -magnitude if text.startswith("-") else magnitude
     drawable(number, key, name)
     if positive and number <= 0:
-        raise ParameterError(f"{name}: {key}: got {value!r:.60}; it must be positive")
+        raise ParameterError(f"{name}: {key}: got {value!r:.30}; it must be positive")
     return number
 
 

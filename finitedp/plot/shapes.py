@@ -124,7 +124,7 @@ def shape_series(document: Any, name: str) -> ShapeSeries:
         )
     p = _field(parameters, "p", name)
     if type(p) is not int or not 1 <= p <= MAX_P:
-        raise ParameterError(f"{name}: p: got {p!r:.40}; an integer from 1 to {MAX_P}")
+        raise ParameterError(f"{name}: p: got {p!r:.30}; an integer from 1 to {MAX_P}")
     names = (str(_field(columns[0], "name", name)), str(_field(columns[1], "name", name)))
     return ShapeSeries(kind, p, names, (deltas[0], deltas[1]), (b[0], b[1]))
 
