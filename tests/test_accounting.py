@@ -161,7 +161,11 @@ def test_pure_ratio_rounds_epsilon_up() -> None:
 def test_conversion_edges() -> None:
     assert cks_delta(Fraction(0), Fraction(1)) == (Fraction(0), Fraction(2))
     assert cks_delta(Fraction(1), Fraction(1))[0] > 0  # rho = 1 is not rho = 0
-    assert cks_delta(Fraction(1), Fraction(0))[0] == 1  # no bound below 1: capped at 1
+    # At eps = 0 the order 5/4 bounds delta by e^(5/16) 4 (1/5)^(5/4) = 0.731 (a TV bound;
+    # the orders near (eps + rho)/(2 rho) = 1/2 alone found nothing below 1)
+    bound, order = cks_delta(Fraction(1), Fraction(0))
+    assert order == Fraction(5, 4) and Fraction(731, 1000) < bound < Fraction(732, 1000)
+    assert cks_delta(Fraction(100), Fraction(0))[0] == 1  # no order helps: capped at 1
     for rho, delta in ((Fraction(-1), Fraction(1, 2)), (Fraction(1), Fraction(2))):
         with pytest.raises(ParameterError):
             zcdp_to_dp_bs(rho, delta)

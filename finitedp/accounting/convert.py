@@ -109,13 +109,23 @@ def _order_term(alpha: Fraction) -> Fraction:
 
 
 def _orders(rho: Fraction, epsilon: Fraction, integer_orders: bool) -> list[Fraction]:
-    """Orders near ``(eps + rho)/(2 rho)``: integers, and (for all orders) quarters."""
-    centre = (epsilon + rho) / (2 * rho)
-    whole = centre.numerator // centre.denominator
-    found = {Fraction(max(2, whole + j)) for j in (-1, 0, 1, 2)}
-    if not integer_orders:
-        quarter = (4 * centre).numerator // (4 * centre).denominator
-        found |= {Fraction(quarter + j, 4) for j in (-1, 0, 1, 2)}
+    """Orders near the best one: integers, and (for all orders) quarters.
+
+    ``d/d alpha`` of the log of the bound is ``(2 alpha - 1) rho - eps + ln(1 - 1/alpha)``;
+    with ``ln(alpha/(alpha - 1)) ~ 2/(2 alpha - 1)`` its root is about
+    ``(y + 1)/2``, ``y = (eps + sqrt(eps^2 + 8 rho))/(2 rho)``: well above
+    ``(eps + rho)/(2 rho)`` when ``rho`` is small (34 against 19 at ``rho = 1/1000``,
+    ``eps = 0.037``).  Both neighbourhoods are tried; every order gives a valid bound,
+    so more candidates only tighten it.
+    """
+    y = (epsilon + sqrt_upper(epsilon * epsilon + 8 * rho)) / (2 * rho)
+    found: set[Fraction] = set()
+    for centre in ((epsilon + rho) / (2 * rho), (y + 1) / 2):
+        whole = centre.numerator // centre.denominator
+        found |= {Fraction(max(2, whole + j)) for j in (-1, 0, 1, 2)}
+        if not integer_orders:
+            quarter = (4 * centre).numerator // (4 * centre).denominator
+            found |= {Fraction(quarter + j, 4) for j in (-1, 0, 1, 2)}
     return sorted(a for a in found if a > 1)
 
 
