@@ -28,6 +28,7 @@ __all__ = [
     "JSON_SAFE_INT",
     "JsonFloat",
     "decimal",
+    "decimal_int",
     "json_int",
     "load_json",
     "parse_count",
@@ -52,7 +53,9 @@ def decimal(value: int) -> str:
     return str(int(value)) if -_SHORT < value < _SHORT else gmpy2.mpz(value).digits(10)
 
 
-def _to_int(text: str) -> int:
+def decimal_int(text: str) -> int:
+    """The integer of an ASCII decimal string of any size (GMP's conversion past 300
+    digits: Python's stops at 4,300)."""
     return int(text) if len(text) <= 300 else int(gmpy2.mpz(text, 10))
 
 
@@ -71,7 +74,7 @@ def parse_uint(value: object, name: str) -> int:
     """
     if not isinstance(value, str) or not _UINT.fullmatch(value):
         raise ValueError(f"{name}: got {value!r:.30}; expected a decimal string")
-    return _to_int(value)
+    return decimal_int(value)
 
 
 def parse_rational(value: object, name: str) -> Fraction:
@@ -83,7 +86,7 @@ def parse_rational(value: object, name: str) -> Fraction:
     if not isinstance(value, str) or not _RATIONAL.fullmatch(value):
         raise ValueError(f"{name}: got {value!r:.30}; expected a rational string p/q")
     top, _, bottom = value.partition("/")
-    q = Fraction(_to_int(top), _to_int(bottom) if bottom else 1)
+    q = Fraction(decimal_int(top), decimal_int(bottom) if bottom else 1)
     if rational(q) != value:
         raise ValueError(f"{name}: got {value!r:.30}; write the rational in lowest terms")
     return q
@@ -154,7 +157,7 @@ def load_json(text: str, name: str, *, floats: bool = False) -> Any:
     try:
         return json.loads(
             text,
-            parse_int=_to_int,
+            parse_int=decimal_int,
             parse_float=float if floats else JsonFloat,
             parse_constant=_constant,
         )

@@ -29,7 +29,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from ..jsonvalues import _to_int
+from ..jsonvalues import decimal_int
 from ..params import decimal_nearest
 
 __all__ = ["DISPLAY_SUFFIX", "display", "with_displays"]
@@ -49,7 +49,7 @@ def display(text: str, *, bound: bool = False) -> str | None:
         return None
     sign = "-" if text.startswith("-") else ""
     top, _, bottom = text.removeprefix("-").partition("/")
-    value = Fraction(_to_int(top), _to_int(bottom) if bottom else 1)  # any size (GMP)
+    value = Fraction(decimal_int(top), decimal_int(bottom) if bottom else 1)  # any size
     if sign:
         value = -value
     if bound and value >= 0:
