@@ -33,6 +33,7 @@ __all__ = [
     "load_json",
     "parse_count",
     "parse_rational",
+    "parse_signed_rational",
     "parse_uint",
     "parse_uints",
     "rational",
@@ -90,6 +91,20 @@ def parse_rational(value: object, name: str) -> Fraction:
     if rational(q) != value:
         raise ValueError(f"{name}: got {value!r:.30}; write the rational in lowest terms")
     return q
+
+
+def parse_signed_rational(value: object, name: str) -> Fraction:
+    """An int, or ``"p/q"`` / ``"-p/q"`` in lowest terms (a signed figure of a document).
+
+    Raises:
+        ValueError: anything else; the message names ``name``.
+    """
+    if type(value) is int:
+        return Fraction(value)
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: got {value!r:.30}; expected a rational string p/q")
+    magnitude = parse_rational(value.removeprefix("-"), name)
+    return -magnitude if value.startswith("-") else magnitude
 
 
 def parse_uints(values: object, name: str) -> list[int]:

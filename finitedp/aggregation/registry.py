@@ -48,7 +48,6 @@ class _Sums:
         return {
             "p": json_int(self.mechanism.split.p),
             "moment": rational(moment),
-            "moment_display": f"{float(moment):.6g}",
             "ideal_moment": None if ideal is None else rational(ideal),
             "statement": "E ||estimate - sum||_p^p of the noise actually sampled (exact), "
             "beside the thesis' Lemma 4.7 / 4.10 for the same shares",

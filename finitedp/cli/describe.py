@@ -14,7 +14,7 @@ from typing import Any
 
 from ..accounting import Guarantee
 from ..errors import ParameterError
-from ..jsonvalues import parse_count, parse_rational
+from ..jsonvalues import parse_count, parse_signed_rational
 from ..params import decimal_nearest
 from ..registry import COLUMNS, MECHANISMS
 
@@ -23,14 +23,10 @@ __all__ = ["describe_release"]
 
 def _rational(value: Any, field: str, name: str) -> Fraction:
     """A figure of the document: an int or a (signed) ``"p/q"`` string."""
-    if type(value) is int:
-        return Fraction(value)
-    text = value if isinstance(value, str) else ""
     try:
-        magnitude = parse_rational(text.removeprefix("-"), field)
+        return parse_signed_rational(value, field)
     except ValueError as error:
         raise ParameterError(f"{name}: {error}") from None
-    return -magnitude if text.startswith("-") else magnitude
 
 
 def _guarantee(privacy: Any, name: str) -> str:

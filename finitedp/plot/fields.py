@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
-from ..jsonvalues import parse_count, parse_rational
+from ..jsonvalues import parse_count, parse_signed_rational
 from ..params import short_int
 
 __all__ = ["MAX_MAGNITUDE", "count", "drawable", "items", "rational"]
@@ -68,17 +68,10 @@ def rational(
         if default is not None and isinstance(mapping, dict) and key not in mapping
         else (_get(mapping, key, name))
     )
-    if type(value) is int:
-        number = Fraction(value)
-    else:
-        text = value if isinstance(value, str) else None
-        try:
-            if text is None:
-                raise ValueError(f"{key}: got {value!r:.30}; expected a rational string p/q")
-            magnitude = parse_rational(text.removeprefix("-"), key)
-        except ValueError as error:
-            raise ParameterError(f"{name}: {error}") from None
-        number = -magnitude if text.startswith("-") else magnitude
+    try:
+        number = parse_signed_rational(value, key)
+    except ValueError as error:
+        raise ParameterError(f"{name}: {error}") from None
     drawable(number, key, name)
     if positive and number <= 0:
         raise ParameterError(f"{name}: {key}: got {value!r:.30}; it must be positive")
