@@ -1,0 +1,519 @@
+"""A discrete Gaussian for every sigma: small exact tables, convolved on a lattice.
+
+Paper: Canonne, Kamath & Steinke 2020 (CKS20) Def 1 and Thm 14 (the discrete
+Gaussian and its zCDP); Bun & Steinke 2016 Def 8.1 (approximate zCDP);
+Peikert 2010 Thm 3.1 and Micciancio & Walter 2017 (a wide discrete Gaussian
+as ``J + L Y`` from narrow ones); Walker/Vose (alias tables).  Proof:
+proofs_notes/convolved_gaussian.md.
+
+:class:`ConvolvedGaussian` samples ::
+
+    Z = J_0 + L J_1 + ... + L^(n-1) J_(n-1) + L^n B
+
+with independent ``J_k`` from one fixed-precision table of ``sigma_J^2 =
+(3L)^2`` (:func:`~.gaussiantable.fixed_precision_weights`) and ``B`` from one
+of ``sigma_B^2`` chosen so that the ideal variances add up to the ``sigma^2``
+asked for exactly: ``sigma^2 = sigma_J^2 (L^(2n) - 1)/(L^2 - 1) + L^(2n) sigma_B^2``.
+``n`` is the most levels that keep ``sigma_B >= 12``; below ``sigma = 12``,
+``n = 0`` and ``Z = B`` is the fixed-precision law itself.
+
+* **Set-up** builds two tables of at most a few thousand entries, whatever
+  ``sigma`` (up to ``2^64``): milliseconds, where one table over ``[-R, R]``
+  needs ``R + 1`` weights (``R ~ 13 sigma``).
+* **One oracle call** ``uniform(d)``, ``d`` the product of the levels' alias
+  domains, split into one (column, offset) pair per level; each level reads one
+  column and makes one comparison (:class:`~.alias.AliasTable`): the work and
+  the memory touched do not depend on the value drawn.
+* **Privacy of this law**: every level is held within a certified relative
+  sandwich of ``exp(-z^2/(2 sigma^2))`` on a window (:mod:`.smoothing`), which
+  gives ``delta0``-approximate ``rho'``-zCDP at integer orders with ``rho'``
+  within a millionth of ``Delta^2/(2 sigma^2)`` and ``delta0 <= 2^-64`` at
+  sensitivity 1 for every ``sigma`` up to ``2^32`` (the proof note's table).
+
+>>> from finitedp.oracle import SeededSource
+>>> g = ConvolvedGaussian(1000)
+>>> g.levels, g.top_sigma2, g.max_oracle_calls
+(1, Fraction(15589, 4), 1)
+>>> g.sample_many(3, SeededSource(b"doc"))
+[-122, -652, 416]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from math import isqrt
+
+from ..accounting import Guarantee
+from ..errors import ParameterError, ResourceLimitError
+from ..oracle import RandomSource, default_source, draw, draws
+from ..params import (
+    check_draw,
+    check_int,
+    check_positive_int,
+    positive_fraction,
+    probability,
+    short_fraction,
+    short_int,
+)
+from ..resources import require_memory
+from .convolvedtables import (
+    DEFAULT_DESIGN,
+    OFFSET,
+    GaussianDesign,
+    Level,
+    alias_table,
+    floor_table,
+    least_tail,
+    plan_levels,
+)
+from .smoothing import LevelShape, gaussian_tail, level_bounds, round_up, statement
+
+__all__ = ["ConvolvedGaussian", "GaussianDesign"]
+
+#: The relative distortion the zCDP statement allows is at most ``rho / 2^ZCDP_GUARD``.
+ZCDP_GUARD = 20
+
+#: The largest ``sigma^2``: ``2^128`` (levels grow as ``log_L sigma``).
+MAX_SIGMA2 = Fraction(1 << 128)
+
+#: Supports up to this many points have an exact ``pmf`` / hockey-stick ``delta``.
+EXACT_SUPPORT = 1 << 14
+
+
+class ConvolvedGaussian:
+    """A discrete Gaussian for any rational ``sigma^2``, from one oracle call (strict work).
+
+    Paper: CKS20 Def 1, Thm 14 (the ideal law and its zCDP); Peikert 2010 Thm 3.1
+    (convolution on a lattice); proofs_notes/convolved_gaussian.md (the law sampled
+    here and its privacy).  The neighbour relation is the caller's: the statement is
+    for adding the noise to integers (or integer vectors) that differ by at most
+    ``Delta`` (in l2 for vectors).
+
+    Args:
+        sigma: the ideal law's ``sigma``, a positive rational up to ``2^64``.
+        design: the construction's constants (tests use small ones).
+
+    Raises:
+        ParameterError: ``sigma`` out of range; FloatParameterError: a float.
+    """
+
+    __slots__ = (
+        "_base_radius",
+        "_base_weights",
+        "_certificates",
+        "_d",
+        "_design",
+        "_levels",
+        "_n",
+        "_offset",
+        "_shapes",
+        "_sigma2",
+        "_statements",
+        "_top",
+        "_top_radius",
+        "_top_weights",
+    )
+
+    def __init__(self, sigma: object, *, design: GaussianDesign = DEFAULT_DESIGN) -> None:
+        s = positive_fraction(sigma, "sigma")
+        self._build(s * s, design)
+
+    @classmethod
+    def from_variance(
+        cls, sigma2: object, *, design: GaussianDesign = DEFAULT_DESIGN
+    ) -> ConvolvedGaussian:
+        """The law from a rational ``sigma^2`` (``sigma`` may be irrational).
+
+        >>> ConvolvedGaussian.from_variance("1/2").levels
+        0
+        """
+        self = cls.__new__(cls)
+        self._build(positive_fraction(sigma2, "sigma2"), design)
+        return self
+
+    def _build(self, sigma2: Fraction, design: GaussianDesign) -> None:
+        if sigma2 > MAX_SIGMA2:
+            raise ParameterError(
+                f"sigma^2: got {short_fraction(sigma2)}; at most 2^128 (sigma up to 2^64)"
+            )
+        n, top = plan_levels(sigma2, design)
+        big_l = design.lattice
+        self._sigma2, self._design, self._n, self._top = sigma2, design, n, top
+        self._top_radius, self._top_weights = floor_table(top, design.top_precision)
+        self._base_radius, self._base_weights = (
+            floor_table(design.base_sigma2, design.base_precision) if n else (0, (1,))
+        )
+        entries = 2 * self._top_radius + 1 + n * (2 * self._base_radius + 1)
+        require_memory(
+            entries * 200, "the discrete Gaussian's alias tables", f"{short_int(entries)} columns"
+        )
+        # Draw order: B first (the least significant digit of the draw), then J_(n-1) .. J_0.
+        levels = [Level(alias_table(top, design.top_precision), self._top_radius, big_l**n)]
+        for k in range(n - 1, -1, -1):
+            levels.append(
+                Level(
+                    alias_table(design.base_sigma2, design.base_precision),
+                    self._base_radius,
+                    big_l**k,
+                )
+            )
+        self._levels = levels
+        self._offset = len(levels) * OFFSET
+        d = 1
+        for level in levels:
+            d *= level.domain
+        self._d = d
+        shapes, inner = [], top
+        for _ in range(n):
+            shape = LevelShape(
+                big_l, design.base_sigma2, design.base_precision, self._base_radius, inner
+            )
+            shapes.append(shape)
+            inner = shape.sigma2
+        assert inner == sigma2  # the variances add up exactly
+        self._shapes = shapes
+        self._certificates: dict[int, tuple[Fraction, Fraction] | None] = {}
+        self._statements: dict[tuple[int, int], tuple[int, Fraction]] = {}
+
+    # -- the law ---------------------------------------------------------------------------------
+
+    @property
+    def sigma2(self) -> Fraction:
+        """The ideal ``sigma^2`` (exactly the one asked for)."""
+        return self._sigma2
+
+    @property
+    def levels(self) -> int:
+        """``n``: how many ``J`` tables are added below ``B``."""
+        return self._n
+
+    @property
+    def lattice(self) -> int:
+        """``L``."""
+        return self._design.lattice
+
+    @property
+    def top_sigma2(self) -> Fraction:
+        """``sigma_B^2`` of the top table."""
+        return self._top
+
+    @property
+    def radius(self) -> int:
+        """``R``: the support is within ``[-R, R]``, ``R = L^n R_B + R_J (L^n - 1)/(L - 1)``."""
+        scale = int(self._design.lattice**self._n)
+        return scale * self._top_radius + self._base_radius * (scale - 1) // (self.lattice - 1)
+
+    @property
+    def d(self) -> int:
+        """The domain of the one oracle call ``uniform(d)`` each sample makes."""
+        return self._d
+
+    @property
+    def max_oracle_calls(self) -> int:
+        """One draw per sample, whatever it is."""
+        return 1
+
+    @property
+    def table_columns(self) -> int:
+        """Columns of all alias tables: what the set-up builds (a draw reads one per level)."""
+        return sum(len(level.entries) for level in self._levels)
+
+    def weights(self) -> dict[int, int]:
+        """The exact law as integer weights over ``[-R, R]`` summing to :attr:`weight_total`.
+
+        Raises:
+            ResourceLimitError: the support has more than ``EXACT_SUPPORT`` points.
+        """
+        if 2 * self.radius + 1 > EXACT_SUPPORT:
+            raise ResourceLimitError(
+                f"the exact law has {short_int(2 * self.radius + 1)} points, above "
+                f"{EXACT_SUPPORT}; use the certified statements (zcdp, delta, accuracy)"
+            )
+        big_l = self._design.lattice
+        rb, wb = self._top_radius, self._top_weights
+        law = {y: wb[abs(y)] for y in range(-rb, rb + 1)}
+        rj, wj = self._base_radius, self._base_weights
+        for _ in range(self._n):  # Z <- J + L Z
+            nxt: dict[int, int] = {}
+            for y, p in law.items():
+                for j in range(-rj, rj + 1):
+                    z = big_l * y + j
+                    nxt[z] = nxt.get(z, 0) + p * wj[abs(j)]
+            law = nxt
+        return law
+
+    @property
+    def weight_total(self) -> int:
+        """``W_B W_J^n``: the denominator of :meth:`pmf`."""
+        wb = 2 * sum(self._top_weights) - self._top_weights[0]
+        wj = 2 * sum(self._base_weights) - self._base_weights[0]
+        return int(wb * wj**self._n)
+
+    def pmf(self) -> dict[int, Fraction]:
+        """The exact law ``{z: Pr[Z = z]}`` (small supports only, see :meth:`weights`)."""
+        total = self.weight_total
+        return {z: Fraction(w, total) for z, w in sorted(self.weights().items())}
+
+    # -- sampling --------------------------------------------------------------------------------
+
+    def __call__(self, u: int) -> int:
+        """The sample as a function of the draw ``u`` in ``[1, d]``.
+
+        ``u - 1`` is read in mixed radix, level by level (B first): a digit in
+        ``[0, N W)`` is a column ``c = digit // W`` and an offset ``digit % W``.
+
+        Raises:
+            ParameterError: ``u`` outside ``[1, d]``.
+        """
+        return self._value(check_draw(u, self._d))
+
+    def _value(self, u: int) -> int:
+        x, s = u - 1, 0
+        for level in self._levels:
+            x, digit = divmod(x, level.domain)
+            y = digit + level.shift
+            entry = level.entries[y // level.total]
+            s += entry[(y + entry[2]) >> level.top]  # 0: own value, 1: the alias
+        return s - self._offset
+
+    def sample(self, rng: RandomSource | None = None) -> int:
+        """One sample: one oracle call ``uniform(d)``."""
+        return self._value(draw(rng or default_source(), self._d))
+
+    def sample_many(self, count: int, rng: RandomSource | None = None) -> list[int]:
+        """``count`` samples from ``count`` draws taken in one batch (same values as one by one)."""
+        count = check_positive_int(count, "count") if count else 0
+        require_memory(
+            count * (64 + self._d.bit_length() // 8),
+            "the discrete Gaussian's samples",
+            f"count = {short_int(count)}",
+        )
+        value = self._value
+        return [value(u) for u in draws(rng or default_source(), self._d, count)]
+
+    def add(self, values: Sequence[int], rng: RandomSource | None = None) -> list[int]:
+        """``x + Z`` for each integer ``x``, with independent samples in order."""
+        xs = [check_int(x, f"values[{i}]") for i, x in enumerate(values)]
+        noise = self.sample_many(len(xs), rng) if xs else []
+        return [x + z for x, z in zip(xs, noise, strict=True)]
+
+    # -- privacy of what is sampled --------------------------------------------------------------
+
+    def certificate(self, window: int) -> tuple[Fraction, Fraction] | None:
+        """``(eps, eta)``: ``p(z) <= K (1 + eps) g(z)`` everywhere and
+        ``p(z) >= K (1 - eta) g(z)`` for ``|z| <= window`` (``None``: out of reach).
+
+        Public values only; proofs_notes/convolved_gaussian.md, "One level".
+        """
+        if window in self._certificates:
+            return self._certificates[window]
+        result = self._certify(window)
+        if len(self._certificates) < 4096:
+            self._certificates[window] = result
+        return result
+
+    def _windows(self, window: int) -> list[int] | None:
+        """Each level's window, outermost first, or ``None`` if the lemma does not reach.
+
+        Level ``k``'s window leaves :func:`~.smoothing.margin` lattice steps around
+        the centre ``c`` at level ``k + 1``'s window (capped by ``z*``, or ``R_B``).
+        """
+        if window < 0:
+            return None
+        windows = [window]
+        for k in range(self._n - 1, -1, -1):  # shapes[k] builds level k + 1 from level k
+            cap = self._top_radius if k == 0 else int(self._shapes[k - 1].largest_window())
+            inner = self._shapes[k].inner_window(windows[-1], cap)
+            if not self._shapes[k].reaches(windows[-1], inner):
+                return None
+            windows.append(inner)
+        return windows if windows[-1] <= self._top_radius else None
+
+    def _certify(self, window: int) -> tuple[Fraction, Fraction] | None:
+        windows = self._windows(window)
+        if windows is None:
+            return None
+        eps, eta = Fraction(0), Fraction(1, self._top_weights[windows[-1]])
+        for k in range(self._n):
+            bounds = level_bounds(self._shapes[k], windows[-2 - k], windows[-1 - k], eps, eta)
+            if bounds is None:
+                return None
+            eps, eta = bounds
+        return eps, eta
+
+    def _largest_window(self) -> int:
+        """The largest window the lemma reaches (it stops reaching monotonically), or -1."""
+        if self._windows(0) is None:
+            return -1
+        low, high = 0, self.radius + 1  # reaches at low, not at high
+        while high - low > 1:
+            mid = (low + high) // 2
+            if self._windows(mid) is None:
+                high = mid
+            else:
+                low = mid
+        return low
+
+    def _upper_constant(self) -> Fraction:
+        """``K (1 + eps)`` rounded up: ``p(z) <= K (1 + eps) exp(-z^2/(2 sigma^2))`` for all ``z``.
+
+        ``K = (2^P_B / W_B) prod_k (2^P_J / W_J) sqrt(2 pi v_k)``.
+        """
+        design = self._design
+        constant = Fraction(
+            1 << design.top_precision, 2 * sum(self._top_weights) - self._top_weights[0]
+        )
+        w_j = 2 * sum(self._base_weights) - self._base_weights[0]
+        for shape in self._shapes:
+            constant *= (
+                Fraction(1 << design.base_precision, w_j) * shape.root_high * (1 + shape.excess)
+            )
+        return constant
+
+    def tail_bound(self, t: int) -> Fraction:
+        """A certified upper bound of ``Pr[|Z| > t]`` (exact when ``n = 0``).
+
+        The smaller of two bounds: the sandwich's upper side summed over ``|z| > t``
+        (:func:`~.smoothing.gaussian_tail` at centre 0), and ``L^n |B| > t - R_J (L^n - 1)/(L - 1)``
+        (the ``J`` part is bounded by the tables' radius), exact from ``B``'s table.
+        """
+        big_l, n = self._design.lattice, self._n
+        rest = t + 1 - self._base_radius * (big_l**n - 1) // (big_l - 1)
+        least = -(-rest // big_l**n)  # |B| >= least
+        by_table = self._top_tail(least - 1)
+        if n == 0 or t < 1:
+            return by_table
+        by_shape = self._upper_constant() * gaussian_tail(Fraction(t), self._sigma2)
+        return min(by_table, by_shape)
+
+    def _top_tail(self, m: int) -> Fraction:
+        """``Pr[|B| > m]``, exactly."""
+        if m < 0:
+            return Fraction(1)
+        w = self._top_weights
+        if m >= len(w) - 1:
+            return Fraction(0)
+        total = 2 * sum(w) - w[0]
+        return Fraction(2 * sum(w[m + 1 :]), total)
+
+    def ideal_rho(self, sensitivity: object = 1) -> Fraction:
+        """``Delta^2/(2 sigma^2)`` of the ideal law."""
+        shift = check_positive_int(sensitivity, "sensitivity")
+        return Fraction(shift * shift) / (2 * self._sigma2)
+
+    def zcdp(self, sensitivity: object = 1, label: str = "discrete Gaussian") -> Guarantee:
+        """``delta0``-approximate ``rho'``-zCDP at integer orders for shifts up to ``Delta``.
+
+        See :meth:`zcdp_vector` with one coordinate.
+        """
+        return self.zcdp_vector(sensitivity, 1, label)
+
+    def zcdp_vector(
+        self, sensitivity: object, dimension: object, label: str = "discrete Gaussian vector"
+    ) -> Guarantee:
+        """Independent copies on ``d`` integer coordinates whose shift has l2 norm ``<= Delta``.
+
+        ``rho' = Delta^2/(2 sigma^2) + d u`` with ``u = (eps + eta)/(1 - eta)`` the
+        sandwich's cost on the window ``T``, and ``delta0 = d Pr[|Z| > T - Delta]``
+        (certified).  ``T`` is the largest window with ``d u <= rho / 2^ZCDP_GUARD``,
+        or the largest certified window if none meets it.  Proof:
+        proofs_notes/convolved_gaussian.md; CKS20 Thm 14 for the ideal shape.
+
+        Raises:
+            ParameterError: ``Delta`` not below the largest certified window, or ``d < 1``.
+        """
+        shift = check_positive_int(sensitivity, "sensitivity")
+        d = check_positive_int(dimension, "dimension")
+        window, extra = self._statement(shift, d)
+        rho = self.ideal_rho(shift)
+        delta0 = min(Fraction(1), round_up(d * self.tail_bound(window - shift)))
+        return Guarantee.zcdp(rho + round_up(extra, rho), label, delta=delta0, integer_orders=True)
+
+    def zcdp_window(self, sensitivity: object = 1, dimension: object = 1) -> int:
+        """The window ``T`` of :meth:`zcdp_vector`: its events are ``[x - T + Delta, x + T]``."""
+        shift = check_positive_int(sensitivity, "sensitivity")
+        return self._statement(shift, check_positive_int(dimension, "dimension"))[0]
+
+    def _statement(self, shift: int, d: int) -> tuple[int, Fraction]:
+        """``(T, d u)``: the window and what the sandwich adds to ``rho`` there."""
+        key = (shift, d)
+        if key in self._statements:
+            return self._statements[key]
+        rho = self.ideal_rho(shift)
+        top = self._largest_window()
+        if top <= shift:
+            raise ParameterError(
+                f"sensitivity: got {short_int(shift)}; it must be below {max(top, 1)}, the "
+                f"largest window this law's statement reaches"
+            )
+
+        def cost(window: int) -> Fraction | None:
+            bounds = self.certificate(window)
+            return None if bounds is None else d * statement(*bounds)
+
+        def meets(window: int) -> bool:
+            c = cost(window)
+            return c is not None and c * (1 << ZCDP_GUARD) <= rho
+
+        # The window need not be the largest that meets the guard, only a good one: a
+        # bisection down to sigma/16 (a few certificates, not one per bit of T).
+        step = max(1, isqrt(self._sigma2.numerator // self._sigma2.denominator) // 16)
+        low, high = shift, top
+        if meets(low):
+            while high - low > step:
+                mid = (low + high) // 2
+                if meets(mid):
+                    low = mid
+                else:
+                    high = mid
+            window = low
+        else:
+            window = high
+            while cost(window) is None and window > shift + 1:  # the largest certified window
+                window -= max(1, (window - shift) // 16)
+        final = cost(window)
+        if final is None:
+            raise ParameterError(
+                f"sensitivity: got {short_int(shift)}; no window above it has a certificate"
+            )
+        if len(self._statements) < 256:
+            self._statements[key] = (window, final)
+        return window, final
+
+    def hockey_stick(self, exp_epsilon: object, sensitivity: object = 1) -> Fraction:
+        """The exact least ``delta`` at ``e^eps = exp_epsilon`` for shifts up to ``Delta``.
+
+        Small supports only (:meth:`weights`); above them use :meth:`delta`.
+        """
+        e = positive_fraction(exp_epsilon, "exp_epsilon")
+        if e < 1:
+            raise ParameterError(f"exp_epsilon: got {short_fraction(e)}; e^eps is at least 1")
+        shift = check_positive_int(sensitivity, "sensitivity")
+        law = self.weights()
+        num, den = e.numerator, e.denominator
+        r = self.radius
+        excess = 0
+        for o in range(-r, r + shift + 1):
+            gap = den * law.get(o, 0) - num * law.get(o - shift, 0)
+            if gap > 0:
+                excess += gap
+        return Fraction(excess, den * self.weight_total)
+
+    def accuracy(self, beta: object) -> int:
+        """A certified ``a`` with ``Pr[|Z| > a] <= beta`` (the least one when ``n = 0``).
+
+        ``a = R_J' (L^n - 1)/(L - 1) + L^n m`` with ``Pr[|J| > R_J'] <= beta / (2^10 n)``
+        and ``Pr[|B| > m] <= beta (1 - 2^-10)``: a union bound over the levels.
+        """
+        b = probability(beta, "beta")
+        big_l, n = self._design.lattice, self._n
+        m = least_tail(self._top_weights, b if n == 0 else b * (1 - Fraction(1, 1024)))
+        if n == 0:
+            return m
+        j = least_tail(self._base_weights, b / (1024 * n))
+        scale = int(big_l**n)
+        return j * (scale - 1) // (big_l - 1) + scale * m
+
+    def __repr__(self) -> str:
+        return f"ConvolvedGaussian(sigma^2={short_fraction(self._sigma2)}, levels={self._n})"

@@ -1,0 +1,218 @@
+"""Certified bounds for a discrete Gaussian built as a convolution of small tables.
+
+Paper: the lattice-sum (Poisson summation) identity behind Peikert 2010, Thm 3.1
+and Micciancio & Walter 2017 (a wide Gaussian from narrow ones); proved for
+this law in proofs_notes/convolved_gaussian.md, whose symbols this module uses.
+
+:class:`~.convolved.ConvolvedGaussian` samples ``Z = J + L Y`` level by level.
+Writing ``g_s(x) = exp(-x^2/(2 s^2))``, every level's law ``p`` is held in a
+*sandwich* around the ideal shape on a window ``|z| <= T``::
+
+    p(z) <= K (1 + eps) g(z)           for every z,
+    p(z) >= K (1 - eta) g(z)           for |z| <= T,
+
+for some constant ``K``; :func:`level_bounds` carries ``(eps, eta)`` from ``Y``
+to ``J + L Y`` and :func:`statement` turns the last level's pair into the
+``rho'`` of the zCDP statement.  Every figure is a rational bound, rounded the
+safe way: ``pi`` enters only through ``PI_LOW < pi``, exponentials through
+:func:`~finitedp.exactmath.exp_bounds`, square roots through integer square
+roots.
+
+>>> lattice_excess(Fraction(9)) < Fraction(1, 2**180)   # e^(-18 pi^2) is about 2^-256
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+from math import isqrt
+
+from ..exactmath import exp_bounds
+
+__all__ = [
+    "PI_HIGH",
+    "PI_LOW",
+    "LevelShape",
+    "gaussian_tail",
+    "lattice_excess",
+    "level_bounds",
+    "margin",
+    "round_up",
+    "sqrt_lower",
+    "sqrt_upper",
+    "statement",
+]
+
+#: Rationals around pi (pi - 333/106 = 8.3e-5, 355/113 - pi = 2.7e-7): each bound uses
+#: the one that can only make it larger.
+PI_LOW = Fraction(333, 106)
+PI_HIGH = Fraction(355, 113)
+
+#: Bits of absolute precision of every exponential bracket.
+BITS = 192
+
+#: Exponents are rounded up to a multiple of ``2^-GRID`` first (short rationals are fast).
+GRID = 32
+
+#: ``tau``, the lattice sum's tail outside a window, is aimed at ``e^-TAIL_EXPONENT``.
+TAIL_EXPONENT = 72
+
+
+def _exp_upper(x: Fraction) -> Fraction:
+    """A rational ``>= e^x``: ``x`` rounded up to the grid, then the bracket's top."""
+    scaled = x * (1 << GRID)
+    return exp_bounds(Fraction(-(-scaled.numerator // scaled.denominator), 1 << GRID), BITS)[1]
+
+
+def sqrt_upper(x: Fraction, bits: int = 64) -> Fraction:
+    """A rational ``>= sqrt(x)`` within ``2^-bits`` of it (``x >= 0``).
+
+    >>> sqrt_upper(Fraction(2)) > Fraction(14142, 10000)
+    True
+    """
+    scaled = x * (1 << (2 * bits))
+    top = -(-scaled.numerator // scaled.denominator)
+    root = isqrt(top)
+    return Fraction(root + (root * root < top), 1 << bits)
+
+
+def sqrt_lower(x: Fraction, bits: int = 64) -> Fraction:
+    """A rational ``<= sqrt(x)`` within ``2^-bits`` of it (``x >= 0``).
+
+    >>> sqrt_lower(Fraction(9, 4))
+    Fraction(3, 2)
+    """
+    scaled = x * (1 << (2 * bits))
+    return Fraction(isqrt(scaled.numerator // scaled.denominator), 1 << bits)
+
+
+def lattice_excess(v: Fraction) -> Fraction:
+    """``eps_v >= 2 sum_{k >= 1} e^(-2 pi^2 k^2 v)``: how far ``sum_y e^(-(y-c)^2/(2v))``
+    can be from ``sqrt(2 pi v)``, relatively, at any centre ``c`` (Poisson summation).
+
+    ``k^2 >= 1 + 3 (k - 1)`` makes the sum at most ``2 q / (1 - q^3)`` with
+    ``q = e^(-2 pi^2 v)``, and ``PI_LOW < pi`` rounds ``q`` up.
+    """
+    q = _exp_upper(-2 * PI_LOW * PI_LOW * v)
+    return 2 * q / (1 - q * q * q)
+
+
+def gaussian_tail(distance: Fraction, v: Fraction) -> Fraction:
+    """An upper bound of ``sum`` over integers ``y`` with ``|y - c| > D`` of ``e^(-(y-c)^2/(2v))``.
+
+    On each side the ``k``-th such ``y`` is at least ``D + k`` from ``c``, and
+    ``(D + k)^2 >= D^2 + 2 D k``: at most ``2 e^(-D^2/(2v)) / (1 - e^(-D/v))``.
+    """
+    if distance <= 0:
+        raise ValueError("the window leaves no margin")  # callers check first
+    return 2 * _exp_upper(-distance * distance / (2 * v)) / (1 - _exp_upper(-distance / v))
+
+
+def margin(v: Fraction) -> int:
+    """The lattice distance ``D`` that puts :func:`gaussian_tail` near ``e^-TAIL_EXPONENT``."""
+    need = 2 * TAIL_EXPONENT * v  # D^2 / (2 v) >= TAIL_EXPONENT
+    return isqrt(need.numerator // need.denominator) + 2
+
+
+@dataclass(frozen=True)
+class LevelShape:
+    """The public numbers of one level ``Z = J + L Y`` (proof note, "One level")."""
+
+    lattice: int  # L
+    base_sigma2: Fraction  # sigma_J^2
+    base_precision: int  # P_J
+    base_radius: int  # R_J: w_J(j) >= 1 exactly for |j| <= R_J
+    inner_sigma2: Fraction  # sigma_Y^2
+
+    @property
+    def sigma2(self) -> Fraction:
+        """``sigma^2 = sigma_J^2 + L^2 sigma_Y^2`` of the level's ideal shape."""
+        return self.base_sigma2 + self.lattice**2 * self.inner_sigma2
+
+    @property
+    def v(self) -> Fraction:
+        """``v = sigma_J^2 sigma_Y^2 / sigma^2``: the spread of the lattice sum."""
+        return self.base_sigma2 * self.inner_sigma2 / self.sigma2
+
+    @cached_property
+    def excess(self) -> Fraction:
+        """``eps_v`` (:func:`lattice_excess`)."""
+        return lattice_excess(self.v)
+
+    @cached_property
+    def root_low(self) -> Fraction:
+        """A rational ``<= sqrt(2 pi v)``."""
+        return sqrt_lower(2 * PI_LOW * self.v)
+
+    @cached_property
+    def root_high(self) -> Fraction:
+        """A rational ``>= sqrt(2 pi v)``."""
+        return sqrt_upper(2 * PI_HIGH * self.v)
+
+    def distance(self, window: int, inner_window: int) -> Fraction:
+        """``D``: every ``y`` left out at ``|z| <= window`` is farther than ``D`` from ``c``.
+
+        Left out are ``|y| > inner_window`` (``|c| <= window L sigma_Y^2/sigma^2``) and
+        ``|z - L y| > R_J`` (``|z/L - c| <= window sigma_J^2/(L sigma^2)``).
+        """
+        reach = window * self.lattice * self.inner_sigma2 / self.sigma2
+        lean = window * self.base_sigma2 / (self.lattice * self.sigma2)
+        return min(inner_window - reach, Fraction(self.base_radius, self.lattice) - lean)
+
+    def reaches(self, window: int, inner_window: int) -> bool:
+        """Whether the lemma applies: ``window <= z*`` and a positive margin ``D``."""
+        return window <= self.largest_window() and self.distance(window, inner_window) > 0
+
+    def inner_window(self, window: int, cap: int) -> int:
+        """The window of ``Y`` leaving :func:`margin` steps around ``c`` (at most ``cap``)."""
+        centre = window * self.lattice * self.inner_sigma2 / self.sigma2
+        return min(cap, -(-centre.numerator // centre.denominator) + margin(self.v))
+
+    def largest_window(self) -> Fraction:
+        """``z* = R_J sigma^2 / sigma_J^2``: the bound on the absolute term needs ``T <= z*``."""
+        return self.base_radius * self.sigma2 / self.base_sigma2
+
+
+def level_bounds(
+    shape: LevelShape, window: int, inner_window: int, inner_eps: Fraction, inner_eta: Fraction
+) -> tuple[Fraction, Fraction] | None:
+    """``(eps, eta)`` of ``J + L Y`` on ``|z| <= window`` from ``Y``'s on ``|y| <= inner_window``.
+
+    ``1 + eps = (1 + eps_Y)(1 + eps_v)`` and
+    ``1 - eta = (1 - eta_Y)(1 - eps_v - tau - A)`` with ``tau`` the lattice sum
+    outside the margin ``D`` and ``A`` the floors of ``J``'s weights (each below
+    its ideal by less than 1).  ``None`` when the window is out of the lemma's
+    reach (:meth:`LevelShape.reaches`) or ``eta >= 1``.
+    """
+    if not shape.reaches(window, inner_window):
+        return None
+    big_l, sigma2, v = shape.lattice, shape.sigma2, shape.v
+    tau = gaussian_tail(shape.distance(window, inner_window), v) / shape.root_low
+    over = max(0, window - shape.base_radius)
+    exponent = Fraction(window * window) / (2 * sigma2) - Fraction(over * over) / (
+        2 * big_l * big_l * shape.inner_sigma2
+    )
+    terms = 2 * shape.base_radius // big_l + 1  # y with |z - L y| <= R_J
+    absolute = terms * _exp_upper(exponent) / (shape.root_low * (1 << shape.base_precision))
+    keep = (1 - inner_eta) * (1 - shape.excess - tau - absolute)
+    if keep <= 0:
+        return None
+    return (1 + inner_eps) * (1 + shape.excess) - 1, 1 - keep
+
+
+def statement(eps: Fraction, eta: Fraction) -> Fraction:
+    """``u >= ln((1 + eps)/(1 - eta))``, the ``rho`` a sandwich adds (``ln x <= x - 1``)."""
+    return (eps + eta) / (1 - eta)
+
+
+def round_up(x: Fraction, scale: Fraction | None = None) -> Fraction:
+    """``x`` rounded up to 64 bits below ``scale`` (default ``x``): a short certified figure."""
+    unit = scale if scale else x
+    if x <= 0 or unit <= 0:
+        return x
+    bits = 64 + unit.denominator.bit_length() - unit.numerator.bit_length()
+    scaled = x * (1 << bits) if bits >= 0 else x / (1 << -bits)
+    top = -(-scaled.numerator // scaled.denominator)
+    return Fraction(top, 1 << bits) if bits >= 0 else Fraction(top * (1 << -bits))
