@@ -1,0 +1,195 @@
+"""Issue 41: the discrete Gaussian for every sigma, against OpenDP in the same run.
+
+Prints, per sigma in {10, 10^3, 2^14, 10^6, 2^30} (and 2^32 for the statement):
+
+1. Set-up: the time to build ``ConvolvedGaussian(sigma)`` from nothing (caches
+   cleared) and the columns of its tables (target: <= 1 s, <= 64 MiB).
+2. The statement at sensitivity 1: ``rho'/rho - 1`` and ``log2 delta0``
+   (targets: <= 1 %, <= -64).
+3. Speed: one draw and a 10^5-coordinate vector, finitedp against OpenDP's
+   ``make_gaussian`` over integers (a benchmark-only peer: ``pip install opendp``),
+   medians of interleaved rounds, and the ratio (target <= 0.1).
+4. Timing against the value (dudect): the search alone, ``u -> z``, on pre-drawn
+   uniforms in random order, each call timed; Welch's t between the groups
+   ``|z| <= sigma`` and ``|z| > 2 sigma`` (the slowest 10 % cropped, as dudect
+   does) and the ratio of their medians (targets: |t| < 4.5, ratio <= 1.02).
+   The old one-table ``DiscreteGaussian`` is measured beside it where it builds.
+
+Floats appear only as measured times and printed figures.
+
+    .venv/bin/python benchmarks/bench_convolved.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from _timing import environment, print_table
+
+from finitedp.counting import convolvedtables
+from finitedp.counting.convolved import ConvolvedGaussian
+from finitedp.counting.gaussian import DiscreteGaussian
+from finitedp.oracle import SeededSource, default_source, draws
+
+SIGMAS = (10, 1000, 2**14, 10**6, 2**30)
+
+
+def _opendp(sigma: int) -> tuple[Callable[[], Any], Callable[[int], Any]] | None:
+    try:
+        import opendp.prelude as dp
+    except ImportError:
+        return None
+    dp.enable_features("contrib")
+    one = dp.m.make_gaussian(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=float(sigma))
+    vec = dp.m.make_gaussian(
+        dp.vector_domain(dp.atom_domain(T=int)), dp.l2_distance(T=int), scale=float(sigma)
+    )
+    return (lambda: one(0)), (lambda k: vec([0] * k))
+
+
+def _median_time(fn: Callable[[], Any], calls: int, rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - start) / calls)
+    return statistics.median(times)
+
+
+def setup_and_statement() -> None:
+    rows = []
+    for sigma in (*SIGMAS, 2**32):
+        convolvedtables.floor_table.cache_clear()
+        convolvedtables.alias_table.cache_clear()
+        start = time.perf_counter()
+        g = ConvolvedGaussian(sigma)
+        built = time.perf_counter() - start
+        start = time.perf_counter()
+        claim = g.zcdp(1)
+        stated = time.perf_counter() - start
+        rho = g.ideal_rho(1)
+        assert claim.rho is not None
+        excess = float(claim.rho / rho - 1)
+        delta0 = claim.rho_delta
+        log_delta = (
+            math.log2(delta0.numerator) - math.log2(delta0.denominator) if delta0 else -math.inf
+        )
+        rows.append(
+            (
+                sigma,
+                g.levels,
+                g.table_columns,
+                f"{built * 1000:.1f} ms",
+                f"{stated:.2f} s",
+                f"{excess:.2e}",
+                f"{log_delta:.0f}",
+            )
+        )
+    print("\nSet-up and statement (sensitivity 1; targets: <= 1 s, rho'/rho - 1 <= 0.01, <= -64)")
+    print_table(
+        ("sigma", "levels", "columns", "build", "zcdp", "rho'/rho - 1", "log2 delta0"), rows
+    )
+
+
+def speed(quick: bool) -> None:
+    rows = []
+    vector = 10_000 if quick else 100_000
+    peer_vector = 10_000
+    rounds = 3 if quick else 5
+    for sigma in SIGMAS:
+        g = ConvolvedGaussian(sigma)
+        rng = default_source()
+        ours_one = _median_time(lambda: g.sample(rng), 2000, rounds)
+        ours_vec = _median_time(lambda: g.sample_many(vector, rng), 1, rounds) * 100_000 / vector
+        peer = _opendp(sigma)
+        if peer is None:
+            rows.append((sigma, f"{ours_one * 1e6:.1f} us", "-", "-", f"{ours_vec:.2f} s", "-", "-"))
+            continue
+        one, vec = peer
+        theirs_one = _median_time(one, 200, rounds)
+        theirs_vec = _median_time(lambda: vec(peer_vector), 1, rounds) * 100_000 / peer_vector
+        rows.append(
+            (
+                sigma,
+                f"{ours_one * 1e6:.1f} us",
+                f"{theirs_one * 1e6:.1f} us",
+                f"{ours_one / theirs_one:.3f}",
+                f"{ours_vec:.2f} s",
+                f"{theirs_vec:.2f} s",
+                f"{ours_vec / theirs_vec:.3f}",
+            )
+        )
+    print(
+        f"\nSpeed against OpenDP (medians of {rounds} rounds; OpenDP's vector timed on "
+        f"{peer_vector} coordinates and scaled to 10^5; target ratio <= 0.1)"
+    )
+    print_table(
+        ("sigma", "draw", "OpenDP draw", "ratio", "10^5 vector", "OpenDP vector", "ratio"), rows
+    )
+
+
+def _dudect(search: Callable[[int], int], uniforms: list[int], sigma: int) -> tuple[float, float]:
+    clock = time.perf_counter_ns
+    centre: list[int] = []
+    tail: list[int] = []
+    spent: list[tuple[int, int]] = []
+    for u in uniforms:
+        start = clock()
+        z = search(u)
+        spent.append((clock() - start, z))
+    crop = sorted(t for t, _ in spent)[int(0.9 * len(spent))]
+    for t, z in spent:
+        if t >= crop:
+            continue
+        if abs(z) <= sigma:
+            centre.append(t)
+        elif abs(z) > 2 * sigma:
+            tail.append(t)
+    mc, mt = statistics.fmean(centre), statistics.fmean(tail)
+    welch = (mc - mt) / math.sqrt(
+        statistics.variance(centre) / len(centre) + statistics.variance(tail) / len(tail)
+    )
+    return welch, statistics.median(tail) / statistics.median(centre)
+
+
+def timing(quick: bool) -> None:
+    count = 200_000 if quick else 1_000_000
+    rows = []
+    for sigma in SIGMAS:
+        g = ConvolvedGaussian(sigma)
+        uniforms = draws(SeededSource(b"dudect"), g.d, count)
+        random.Random(1).shuffle(uniforms)
+        t, ratio = _dudect(g._value, uniforms, sigma)  # the search alone, on given draws
+        old = "-"
+        if sigma <= 1000:  # the one-table law builds in reasonable time only here
+            one = DiscreteGaussian(sigma)
+            drawn = draws(SeededSource(b"dudect"), one.d, count)
+            old_t, old_ratio = _dudect(one._search, drawn, sigma)
+            old = f"t = {old_t:.1f}, ratio {old_ratio:.3f}"
+        rows.append((sigma, f"{t:.2f}", f"{ratio:.3f}", old))
+    print(
+        f"\nTiming against the value (dudect, {count} uniforms per sigma; "
+        "targets |t| < 4.5, median ratio <= 1.02)"
+    )
+    print_table(("sigma", "Welch t", "tail/centre median", "one-table DiscreteGaussian"), rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds and uniforms")
+    args = parser.parse_args()
+    print(environment())
+    setup_and_statement()
+    speed(args.quick)
+    timing(args.quick)
+
+
+if __name__ == "__main__":
+    main()
