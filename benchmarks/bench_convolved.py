@@ -66,7 +66,7 @@ def _median_time(fn: Callable[[], Any], calls: int, rounds: int) -> float:
 def setup_and_statement() -> None:
     rows = []
     for sigma in (*SIGMAS, 2**32):
-        convolvedtables.floor_table.cache_clear()
+        convolvedtables.normal_table.cache_clear()
         convolvedtables.alias_table.cache_clear()
         start = time.perf_counter()
         g = ConvolvedGaussian(sigma)

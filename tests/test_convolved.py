@@ -7,6 +7,7 @@ proofs_notes/convolved_gaussian.md.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import pytest
@@ -17,25 +18,29 @@ from finitedp import SeededSource
 from finitedp.checker import hockey_stick, renyi_moment
 from finitedp.counting.alias import AliasTable
 from finitedp.counting.convolved import ConvolvedGaussian, GaussianDesign
-from finitedp.counting.convolvedtables import DEFAULT_DESIGN, plan_levels
-from finitedp.counting.gaussian import DiscreteGaussian
+from finitedp.counting.convolvedtables import (
+    DEFAULT_DESIGN,
+    alias_table,
+    normal_table,
+    plan_levels,
+)
 from finitedp.errors import FloatParameterError, ParameterError
 from finitedp.exactmath import compare_exp, exp_bounds
 
-#: d = 648 * 190 draws: the sampler is enumerated over every one of them.
+#: (4 columns x 2^4) x (8 columns x 2^4) pairs: the sampler is enumerated over all of them.
 TINY = GaussianDesign(
     lattice=2,
     base_sigma2=Fraction(4),
-    base_precision=4,
-    top_precision=4,
+    base_bits=4,
+    top_bits=4,
     top_min_sigma2=Fraction(1),
 )
 #: A design whose certificate is not negligible (eta about 10^-3), on ~200 points.
 SMALL = GaussianDesign(
     lattice=2,
     base_sigma2=Fraction(36),
-    base_precision=16,
-    top_precision=64,
+    base_bits=20,
+    top_bits=64,
     top_min_sigma2=Fraction(9),
 )
 
@@ -73,25 +78,41 @@ def test_alias_table_refuses_empty_laws() -> None:
 def test_the_sampler_realises_the_convolution_exactly() -> None:
     g = ConvolvedGaussian.from_variance(8, design=TINY)  # sigma^2 = 4 + 2^2 * 1: one level
     assert g.levels == 1 and g.top_sigma2 == 1
-    assert g.d == 129960  # (9 columns x W_J 72) x (5 columns x W_B 38) x ... exactly
+    assert g.d == 2 ** (2 * 128)  # two fields of one offset word and one column word
+    top, base = alias_table(Fraction(1), 4), alias_table(Fraction(4), 4)
+    assert (top.columns, base.columns) == (4, 8)  # supports [-1, 1] and [-2, 2], padded
     counts: dict[int, int] = {}
-    for u in range(1, g.d + 1):
+    # every (column, offset) pair of each level in its field (Q = 4: the offset word's top
+    # 4 bits; lower bits only break ties below a threshold's scale, which has none)
+    pairs = itertools.product(range(4), range(16), range(8), range(16))
+    for cb, rb, cj, rj in pairs:
+        u = 1 + (rb << 60 | cb << 64 | rj << 60 + 128 | cj << 192)  # offsets at the top
         z = g(u)
         counts[z] = counts.get(z, 0) + 1
-    # every draw is one outcome of the product law: counts are the weights times d / W
+    # the bits not read change nothing
+    base_u = 1 + (5 << 60 | 3 << 64 | 7 << 188 | 2 << 192)
+    assert g(base_u + (1 << 70) + (1 << 200) + (1 << 7)) == g(base_u)
     weights = g.weights()
-    assert sum(weights.values()) == g.weight_total
-    scale = Fraction(g.d, g.weight_total)
+    assert sum(weights.values()) == g.weight_total == 2 ** (4 + 4)
+    scale = Fraction(4 * 16 * 8 * 16, g.weight_total)
     assert {z: Fraction(c) for z, c in counts.items()} == {
         z: w * scale for z, w in weights.items() if w
     }
 
 
-def test_without_levels_the_law_is_the_fixed_precision_law() -> None:
+def test_without_levels_the_law_is_the_normalised_table() -> None:
     for sigma in (1, 3, Fraction(7, 2), 11):
         g = ConvolvedGaussian(sigma)
+        table = normal_table(Fraction(sigma) ** 2, 192)
         assert g.levels == 0
-        assert g.pmf() == DiscreteGaussian(sigma, precision=192).pmf()
+        assert g.pmf() == {
+            z: Fraction(table.weights[abs(z)], 2**192)
+            for z in range(-table.radius, table.radius + 1)
+        }
+        # w(z) = floor(X g(z)) off the centre, and the centre at least X
+        assert table.weights[0] >= table.scale > 2**180
+        # what the centre takes above X: far below rho = 1/(2 sigma^2) (e^(-2 pi^2) at sigma 1)
+        assert table.excess < Fraction(1, 2**30) / (2 * Fraction(sigma) ** 2)
 
 
 def test_the_variances_add_up_to_sigma_squared_exactly() -> None:
@@ -107,15 +128,17 @@ def test_setup_work_is_bounded_for_every_sigma() -> None:
     # the tables' columns, not the support, are what the set-up builds: a few thousand
     for sigma in (1, 10, 1000, 2**14, 10**6, 2**30, 2**32, 2**64):
         g = ConvolvedGaussian(sigma)
-        assert g.table_columns <= 8000 + 1300 * g.levels
+        assert g.table_columns <= 8192 + 2048 * g.levels  # padded to powers of two
         assert g.radius >= 8 * sigma
 
 
 def test_batch_sampling_matches_one_by_one() -> None:
+    for sigma in (10, 2**30, 2**60):  # numpy from 64 draws on; Python past int64
+        g = ConvolvedGaussian(sigma)
+        batch = g.sample_many(200, SeededSource(b"b"))
+        rng = SeededSource(b"b")
+        assert batch == [g.sample(rng) for _ in range(200)]
     g = ConvolvedGaussian(2**30)
-    batch = g.sample_many(50, SeededSource(b"b"))
-    rng = SeededSource(b"b")
-    assert batch == [g.sample(rng) for _ in range(50)]
     assert g.add([5, -5], SeededSource(b"a")) == [
         5 + z for z in ConvolvedGaussian(2**30).sample_many(1, SeededSource(b"a"))
     ] + [-5 + g.sample_many(2, SeededSource(b"a"))[1]]

@@ -315,8 +315,8 @@ def test_exact_floor_decides_between_the_chains() -> None:
     sigma2 = Fraction(9, 4)
     for z in range(1, 6):
         w = fixed_precision_weights(sigma2, 5, 20)[z]
-        assert _exact_floor(z, sigma2, 20, w - 1, w + 1) == w
-        assert _exact_floor(z, sigma2, 20, w, w + 2) == w
+        assert _exact_floor(z, sigma2, 1 << 20, w - 1, w + 1) == w  # the scale X = 2^20
+        assert _exact_floor(z, sigma2, 1 << 20, w, w + 2) == w
 
 
 def test_table_memory_estimate_is_pinned(monkeypatch: pytest.MonkeyPatch) -> None:

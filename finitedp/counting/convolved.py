@@ -6,36 +6,29 @@ Peikert 2010 Thm 3.1 and Micciancio & Walter 2017 (a wide discrete Gaussian
 as ``J + L Y`` from narrow ones); Walker/Vose (alias tables).  Proof:
 proofs_notes/convolved_gaussian.md.
 
-:class:`ConvolvedGaussian` samples ::
+:class:`ConvolvedGaussian` samples ``Z = J_0 + L J_1 + ... + L^(n-1) J_(n-1) + L^n B``,
+independent draws from two tables whose weights sum to powers of two
+(:func:`~.convolvedtables.normal_table`): ``sigma_J = 3L`` and ``sigma_B`` with
+``sigma^2 = sigma_J^2 (L^(2n) - 1)/(L^2 - 1) + L^(2n) sigma_B^2`` exactly, ``n`` the
+most levels that keep ``sigma_B >= 12`` (``n = 0`` below ``sigma = 12``).
 
-    Z = J_0 + L J_1 + ... + L^(n-1) J_(n-1) + L^n B
-
-with independent ``J_k`` from one fixed-precision table of ``sigma_J^2 =
-(3L)^2`` (:func:`~.gaussiantable.fixed_precision_weights`) and ``B`` from one
-of ``sigma_B^2`` chosen so that the ideal variances add up to the ``sigma^2``
-asked for exactly: ``sigma^2 = sigma_J^2 (L^(2n) - 1)/(L^2 - 1) + L^(2n) sigma_B^2``.
-``n`` is the most levels that keep ``sigma_B >= 12``; below ``sigma = 12``,
-``n = 0`` and ``Z = B`` is the fixed-precision law itself.
-
-* **Set-up** builds two tables of at most a few thousand entries, whatever
-  ``sigma`` (up to ``2^64``): milliseconds, where one table over ``[-R, R]``
-  needs ``R + 1`` weights (``R ~ 13 sigma``).
-* **One oracle call** ``uniform(d)``, ``d`` the product of the levels' alias
-  domains, split into one (column, offset) pair per level; each level reads one
-  column and makes one comparison (:class:`~.alias.AliasTable`): the work and
-  the memory touched do not depend on the value drawn.
-* **Privacy of this law**: every level is held within a certified relative
-  sandwich of ``exp(-z^2/(2 sigma^2))`` on a window (:mod:`.smoothing`), which
-  gives ``delta0``-approximate ``rho'``-zCDP at integer orders with ``rho'``
-  within a millionth of ``Delta^2/(2 sigma^2)`` and ``delta0 <= 2^-64`` at
-  sensitivity 1 for every ``sigma`` up to ``2^32`` (the proof note's table).
+* **Set-up**: two tables of at most 8,192 columns whatever ``sigma`` (up to
+  ``2^64``), in milliseconds; one table over ``[-R, R]`` would need ``R ~ 13 sigma``.
+* **One oracle call** ``uniform(2^K)``, read as one bit field per level: a
+  column and an offset of an exact alias table (:mod:`.alias`), one column read
+  and one addition per level, whatever the value (:class:`~.convolvedtables.Level`).
+* **Privacy of this law**: a certified relative sandwich of
+  ``exp(-z^2/(2 sigma^2))`` on a window (:mod:`.smoothing`) gives
+  ``delta0``-approximate ``rho'``-zCDP at integer orders, ``rho'`` within a
+  millionth of ``Delta^2/(2 sigma^2)`` and ``delta0 <= 2^-64`` at sensitivity 1
+  up to ``sigma = 2^32`` (the proof note's table).
 
 >>> from finitedp.oracle import SeededSource
 >>> g = ConvolvedGaussian(1000)
 >>> g.levels, g.top_sigma2, g.max_oracle_calls
 (1, Fraction(15589, 4), 1)
 >>> g.sample_many(3, SeededSource(b"doc"))
-[-122, -652, 416]
+[-1011, -122, 1615]
 """
 
 from __future__ import annotations
@@ -57,15 +50,19 @@ from ..params import (
     short_int,
 )
 from ..resources import require_memory
+from .convolvedbatch import LevelArrays, batch_values, level_arrays
 from .convolvedtables import (
+    COLUMN_BITS,
     DEFAULT_DESIGN,
     OFFSET,
     GaussianDesign,
     Level,
     alias_table,
-    floor_table,
+    convolve,
     least_tail,
+    normal_table,
     plan_levels,
+    tail_mass,
 )
 from .smoothing import LevelShape, gaussian_tail, level_bounds, round_up, statement
 
@@ -76,6 +73,12 @@ ZCDP_GUARD = 20
 
 #: The largest ``sigma^2``: ``2^128`` (levels grow as ``log_L sigma``).
 MAX_SIGMA2 = Fraction(1 << 128)
+
+#: The column key's lead bit (:class:`~.convolvedtables.Level`).
+COLUMN_KEY = 1 << COLUMN_BITS
+
+#: Batches from this size on are inverted in numpy (:mod:`.convolvedbatch`; the same values).
+VECTOR_MIN = 64
 
 #: Supports up to this many points have an exact ``pmf`` / hockey-stick ``delta``.
 EXACT_SUPPORT = 1 << 14
@@ -100,6 +103,7 @@ class ConvolvedGaussian:
 
     __slots__ = (
         "_base_radius",
+        "_base_table",
         "_base_weights",
         "_certificates",
         "_d",
@@ -112,7 +116,9 @@ class ConvolvedGaussian:
         "_statements",
         "_top",
         "_top_radius",
+        "_top_table",
         "_top_weights",
+        "_vector",
     )
 
     def __init__(self, sigma: object, *, design: GaussianDesign = DEFAULT_DESIGN) -> None:
@@ -140,34 +146,38 @@ class ConvolvedGaussian:
         n, top = plan_levels(sigma2, design)
         big_l = design.lattice
         self._sigma2, self._design, self._n, self._top = sigma2, design, n, top
-        self._top_radius, self._top_weights = floor_table(top, design.top_precision)
-        self._base_radius, self._base_weights = (
-            floor_table(design.base_sigma2, design.base_precision) if n else (0, (1,))
-        )
-        entries = 2 * self._top_radius + 1 + n * (2 * self._base_radius + 1)
+        # Both tables have O(sigma_B + sigma_J) entries: estimated before either is built.
+        entries = 60 * (isqrt(int(top) + 1) + isqrt(int(design.base_sigma2) + 1) + 2)
         require_memory(
-            entries * 200, "the discrete Gaussian's alias tables", f"{short_int(entries)} columns"
+            entries * 400, "the discrete Gaussian's alias tables", f"about {entries} columns"
         )
-        # Draw order: B first (the least significant digit of the draw), then J_(n-1) .. J_0.
-        levels = [Level(alias_table(top, design.top_precision), self._top_radius, big_l**n)]
+        self._top_table = normal_table(top, design.top_bits)
+        self._base_table = normal_table(design.base_sigma2, design.base_bits) if n else None
+        self._top_radius, self._top_weights = self._top_table.radius, self._top_table.weights
+        self._base_radius, self._base_weights = (
+            (self._base_table.radius, self._base_table.weights) if self._base_table else (0, (1,))
+        )
+        # Field order: B in the lowest bits of the draw, then J_(n-1) .. J_0.
+        levels = [
+            Level(alias_table(top, design.top_bits), design.top_bits, self._top_radius, big_l**n)
+        ]
         for k in range(n - 1, -1, -1):
-            levels.append(
-                Level(
-                    alias_table(design.base_sigma2, design.base_precision),
-                    self._base_radius,
-                    big_l**k,
-                )
-            )
+            table = alias_table(design.base_sigma2, design.base_bits)
+            levels.append(Level(table, design.base_bits, self._base_radius, int(big_l**k)))
         self._levels = levels
         self._offset = len(levels) * OFFSET
-        d = 1
-        for level in levels:
-            d *= level.domain
-        self._d = d
+        self._d = 1 << sum(level.field for level in levels)
+        self._vector: list[LevelArrays] | None = None
         shapes, inner = [], top
         for _ in range(n):
+            assert self._base_table is not None
             shape = LevelShape(
-                big_l, design.base_sigma2, design.base_precision, self._base_radius, inner
+                big_l,
+                design.base_sigma2,
+                self._base_table.scale,
+                self._base_table.excess,
+                self._base_radius,
+                inner,
             )
             shapes.append(shape)
             inner = shape.sigma2
@@ -230,18 +240,7 @@ class ConvolvedGaussian:
                 f"the exact law has {short_int(2 * self.radius + 1)} points, above "
                 f"{EXACT_SUPPORT}; use the certified statements (zcdp, delta, accuracy)"
             )
-        big_l = self._design.lattice
-        rb, wb = self._top_radius, self._top_weights
-        law = {y: wb[abs(y)] for y in range(-rb, rb + 1)}
-        rj, wj = self._base_radius, self._base_weights
-        for _ in range(self._n):  # Z <- J + L Z
-            nxt: dict[int, int] = {}
-            for y, p in law.items():
-                for j in range(-rj, rj + 1):
-                    z = big_l * y + j
-                    nxt[z] = nxt.get(z, 0) + p * wj[abs(j)]
-            law = nxt
-        return law
+        return convolve(self._top_weights, self._base_weights, self._design.lattice, self._n)
 
     @property
     def weight_total(self) -> int:
@@ -258,10 +257,12 @@ class ConvolvedGaussian:
     # -- sampling --------------------------------------------------------------------------------
 
     def __call__(self, u: int) -> int:
-        """The sample as a function of the draw ``u`` in ``[1, d]``.
+        """The sample as a function of the draw ``u`` in ``[1, d]``, ``d = 2^K``.
 
-        ``u - 1`` is read in mixed radix, level by level (B first): a digit in
-        ``[0, N W)`` is a column ``c = digit // W`` and an offset ``digit % W``.
+        ``u - 1`` is read as bit fields, level by level from the lowest bits (B
+        first, then ``J_(n-1)``, ..., ``J_0``): each field's first ``ceil(Q/64)``
+        words are the offset, the low ``a`` bits of its last word the column
+        (:class:`~.convolvedtables.Level`).
 
         Raises:
             ParameterError: ``u`` outside ``[1, d]``.
@@ -271,10 +272,13 @@ class ConvolvedGaussian:
     def _value(self, u: int) -> int:
         x, s = u - 1, 0
         for level in self._levels:
-            x, digit = divmod(x, level.domain)
-            y = digit + level.shift
-            entry = level.entries[y // level.total]
-            s += entry[(y + entry[2]) >> level.top]  # 0: own value, 1: the alias
+            f = x & level.field_mask
+            h = f >> level.offset_bits
+            entry = level.entries[(h | COLUMN_KEY) & level.key_mask]
+            carry = ((f + entry[2]) >> level.offset_bits) - h  # 0: own value, 1: alias
+            s += entry[0] + entry[1]  # both values read, whichever is taken
+            s -= entry[1 - carry]
+            x >>= level.field
         return s - self._offset
 
     def sample(self, rng: RandomSource | None = None) -> int:
@@ -289,8 +293,13 @@ class ConvolvedGaussian:
             "the discrete Gaussian's samples",
             f"count = {short_int(count)}",
         )
-        value = self._value
-        return [value(u) for u in draws(rng or default_source(), self._d, count)]
+        drawn = draws(rng or default_source(), self._d, count)
+        if count < VECTOR_MIN or self.radius >= 1 << 62:
+            value = self._value
+            return [value(u) for u in drawn]
+        if self._vector is None:
+            self._vector = [level_arrays(level) for level in self._levels]
+        return batch_values(self._vector, drawn, self._d.bit_length() // 64)
 
     def add(self, values: Sequence[int], rng: RandomSource | None = None) -> list[int]:
         """``x + Z`` for each integer ``x``, with independent samples in order."""
@@ -334,7 +343,9 @@ class ConvolvedGaussian:
         windows = self._windows(window)
         if windows is None:
             return None
-        eps, eta = Fraction(0), Fraction(1, self._top_weights[windows[-1]])
+        eps, eta = self._top_table.excess, Fraction(1, self._top_weights[windows[-1]])
+        if eta >= 1:
+            return None
         for k in range(self._n):
             bounds = level_bounds(self._shapes[k], windows[-2 - k], windows[-1 - k], eps, eta)
             if bounds is None:
@@ -358,17 +369,15 @@ class ConvolvedGaussian:
     def _upper_constant(self) -> Fraction:
         """``K (1 + eps)`` rounded up: ``p(z) <= K (1 + eps) exp(-z^2/(2 sigma^2))`` for all ``z``.
 
-        ``K = (2^P_B / W_B) prod_k (2^P_J / W_J) sqrt(2 pi v_k)``.
+        ``K = (X_B / 2^Q_B) prod_k (X_J / 2^Q_J) sqrt(2 pi v_k)``.
         """
-        design = self._design
-        constant = Fraction(
-            1 << design.top_precision, 2 * sum(self._top_weights) - self._top_weights[0]
-        )
-        w_j = 2 * sum(self._base_weights) - self._base_weights[0]
+        top = self._top_table
+        constant = Fraction(top.scale, 1 << top.bits) * (1 + top.excess)
         for shape in self._shapes:
-            constant *= (
-                Fraction(1 << design.base_precision, w_j) * shape.root_high * (1 + shape.excess)
-            )
+            base = self._base_table
+            assert base is not None
+            constant *= Fraction(base.scale, 1 << base.bits) * (1 + base.excess)
+            constant *= shape.root_high * (1 + shape.excess)
         return constant
 
     def tail_bound(self, t: int) -> Fraction:
@@ -381,21 +390,11 @@ class ConvolvedGaussian:
         big_l, n = self._design.lattice, self._n
         rest = t + 1 - self._base_radius * (big_l**n - 1) // (big_l - 1)
         least = -(-rest // big_l**n)  # |B| >= least
-        by_table = self._top_tail(least - 1)
+        by_table = tail_mass(self._top_weights, least - 1)
         if n == 0 or t < 1:
             return by_table
         by_shape = self._upper_constant() * gaussian_tail(Fraction(t), self._sigma2)
         return min(by_table, by_shape)
-
-    def _top_tail(self, m: int) -> Fraction:
-        """``Pr[|B| > m]``, exactly."""
-        if m < 0:
-            return Fraction(1)
-        w = self._top_weights
-        if m >= len(w) - 1:
-            return Fraction(0)
-        total = 2 * sum(w) - w[0]
-        return Fraction(2 * sum(w[m + 1 :]), total)
 
     def ideal_rho(self, sensitivity: object = 1) -> Fraction:
         """``Delta^2/(2 sigma^2)`` of the ideal law."""

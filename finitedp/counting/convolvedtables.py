@@ -1,11 +1,21 @@
 """The public construction of :class:`~.convolved.ConvolvedGaussian`: levels, tables, layout.
 
-Paper: Lebeda thesis ch. 4-5 need the discrete Gaussian at any sigma; the law
-is proofs_notes/convolved_gaussian.md's ``Z = J_0 + L J_1 + ... + L^n B``.
+Paper: the law of proofs_notes/convolved_gaussian.md, ``Z = J_0 + L J_1 + ... + L^n B``.
 Everything here is decided from public values (``sigma^2`` and the design):
-how many levels, ``sigma_B^2``, the two fixed-precision tables
-(:mod:`.gaussiantable`), their alias tables (:mod:`.alias`), and the layout a
-draw reads (:class:`Level`).
+
+* :func:`plan_levels`: how many levels, and ``sigma_B^2``;
+* :func:`normal_table`: a symmetric table whose weights sum to exactly ``2^Q``:
+  ``w(z) = floor(X exp(-z^2/(2 sigma^2)))`` for ``z != 0`` with the integer
+  ``X = floor(2^Q / G+)`` (``G+`` a certified upper bound of the theta sum
+  ``sum_z exp(-z^2/(2 sigma^2))``), and ``w(0)`` the rest of ``2^Q``, which is at
+  least ``X``;
+* :func:`alias_table`: its exact alias table over ``N = 2^a`` columns (zero
+  weights pad the support ``[-R, R]``), so a draw is ``a + Q`` uniform bits;
+* :class:`Level`: the layout a draw reads.
+
+>>> t = normal_table(Fraction(1), 16)
+>>> t.scale, t.radius, t.weights, 2 * sum(t.weights) - t.weights[0] == 2**16
+(26145, 4, (26150, 15857, 3538, 290, 8), True)
 """
 
 from __future__ import annotations
@@ -18,25 +28,29 @@ from fractions import Fraction
 from ..errors import ParameterError
 from ..params import short_fraction
 from .alias import AliasTable
-from .gaussiantable import fixed_precision_weights, largest_radius
+from .gaussiantable import largest_scaled_radius, scaled_floor_weights
+from .smoothing import lattice_excess, pi_bounds, sqrt_upper
 
 __all__ = [
     "DEFAULT_DESIGN",
     "OFFSET",
     "GaussianDesign",
     "Level",
+    "NormalTable",
     "alias_table",
-    "floor_table",
+    "convolve",
     "least_tail",
+    "normal_table",
     "plan_levels",
+    "tail_mass",
 ]
 
 #: Every value is stored plus this, so that all are long ints made for their column and
-#: every partial sum has the same size (timing; see :class:`_Level`).
+#: every partial sum has the same size (timing; see :class:`Level`).
 OFFSET = 1 << 120
 
-#: Columns are numbered from ``2^_COLUMN_BITS`` (see :class:`_Level`).
-_COLUMN_BITS = 40
+#: Columns are numbered from ``2^COLUMN_BITS`` (see :class:`Level`).
+COLUMN_BITS = 40
 
 
 @dataclass(frozen=True)
@@ -46,20 +60,20 @@ class GaussianDesign:
     Args:
         lattice: ``L``, the step between levels.
         base_sigma2: ``sigma_J^2`` of the table every ``J_k`` is drawn from.
-        base_precision: ``P_J``, bits of ``J``'s peak weight.
-        top_precision: ``P_B``, bits of ``B``'s peak weight.
+        base_bits: ``Q_J``: ``J``'s weights sum to ``2^Q_J``.
+        top_bits: ``Q_B``: ``B``'s weights sum to ``2^Q_B``.
         top_min_sigma2: the least ``sigma_B^2`` once ``n >= 1``.
     """
 
     lattice: int = 16
     base_sigma2: Fraction = Fraction(48 * 48)
-    base_precision: int = 128
-    top_precision: int = 192
+    base_bits: int = 192
+    top_bits: int = 192
     top_min_sigma2: Fraction = Fraction(144)
 
     def __post_init__(self) -> None:
-        if self.lattice < 2 or self.base_precision < 4 or self.top_precision < 4:
-            raise ParameterError("design: need lattice >= 2 and precisions >= 4")
+        if self.lattice < 2 or self.base_bits < 4 or self.top_bits < 4:
+            raise ParameterError("design: need lattice >= 2 and table bits >= 4")
         if self.top_min_sigma2 <= 0 or self.base_sigma2 <= 0:
             raise ParameterError("design: variances must be positive")
 
@@ -80,58 +94,115 @@ def plan_levels(sigma2: Fraction, design: GaussianDesign) -> tuple[int, Fraction
     return levels, top
 
 
+@dataclass(frozen=True)
+class NormalTable:
+    """A symmetric table ``w(0..R)`` with ``w(0) + 2 (w(1) + ... + w(R)) = 2^bits``."""
+
+    sigma2: Fraction
+    bits: int  # Q
+    scale: int  # X: w(z) = floor(X g(z)) for z != 0, and X <= w(0)
+    radius: int  # R: the last z with w(z) >= 1
+    weights: tuple[int, ...]  # w(0), ..., w(R)
+
+    @property
+    def excess(self) -> Fraction:
+        """``w(0)/X - 1 >= 0``: how far the centre sits above ``X g(0) = X``."""
+        return Fraction(self.weights[0] - self.scale, self.scale)
+
+
 @functools.lru_cache(maxsize=64)
-def floor_table(sigma2: Fraction, precision: int) -> tuple[int, tuple[int, ...]]:
-    """``(R, (w(0), ..., w(R)))`` of the fixed-precision law, ``R`` the largest radius."""
-    radius = largest_radius(sigma2, precision)
+def normal_table(sigma2: Fraction, bits: int) -> NormalTable:
+    """The table of ``sigma^2`` whose weights sum to ``2^bits`` (module notes).
+
+    ``sum_{z != 0} floor(X g(z)) <= X (G - 1) <= 2^Q - X``, so ``w(0) >= X``: the
+    centre takes what the floors and ``G+ - G`` leave, a relative ``excess`` of
+    about ``(G+ - G)/G + (2R + G)/X``.
+
+    Raises:
+        ParameterError: every weight but ``w(0)`` would be 0 (a point mass).
+    """
+    # G+ >= sum_z g(z) = sqrt(2 pi sigma^2)(1 + 2 sum_k e^(-2 pi^2 k^2 sigma^2)) (Poisson),
+    # with pi to bits + 32 bits: a looser pi would put its error into w(0)'s excess.
+    pi_high = pi_bounds(bits + 32)[1]
+    theta = sqrt_upper(2 * pi_high * sigma2, bits + 32) * (1 + lattice_excess(sigma2))
+    scale = int((1 << bits) / theta)
+    radius = largest_scaled_radius(sigma2, scale)
     if radius < 1:
         raise ParameterError(
-            f"sigma^2: got {short_fraction(sigma2)}; at precision P = {precision} every weight "
-            f"but w(0) is 0, so the law is a point mass (no noise); use a larger sigma"
+            f"sigma^2: got {short_fraction(sigma2)}; with weights summing to 2^{bits} every "
+            f"weight but the centre's is 0, so the law is a point mass (no noise); use a "
+            f"larger sigma"
         )
-    return radius, tuple(int(w) for w in fixed_precision_weights(sigma2, radius, precision))
+    rest = scaled_floor_weights(sigma2, radius, scale)
+    centre = (1 << bits) - 2 * sum(rest)
+    if centre < scale:  # pragma: no cover - theta bounds the theta sum from above
+        raise AssertionError("the centre weight fell below X")
+    return NormalTable(sigma2, bits, scale, radius, (centre, *rest))
 
 
 @functools.lru_cache(maxsize=64)
-def alias_table(sigma2: Fraction, precision: int) -> AliasTable:
-    radius, half = floor_table(sigma2, precision)
-    return AliasTable([half[abs(z)] for z in range(-radius, radius + 1)])
+def alias_table(sigma2: Fraction, bits: int) -> AliasTable:
+    """The alias table of :func:`normal_table` over ``2^a >= 2R + 1`` columns."""
+    table = normal_table(sigma2, bits)
+    r, w = table.radius, table.weights
+    columns = 1 << (2 * r).bit_length()
+    return AliasTable([w[abs(i - r)] if i <= 2 * r else 0 for i in range(columns)])
+
+
+def column_bits(table: AliasTable) -> int:
+    """``a``: the table has ``2^a`` columns."""
+    return table.columns.bit_length() - 1
+
+
+def field_words(bits: int) -> int:
+    """64-bit words of one level's field: ``ceil(Q/64)`` for the offset, one for the column."""
+    return -(-bits // 64) + 1
 
 
 class Level:
     """One level's sampling data, laid out so that CPython's work does not follow the value.
 
-    A digit ``t`` in ``[0, N W)`` (column ``c = t // W``, offset ``t % W``) is read as
-    ``y = t + 2^40 W``: every ``y`` has the same number of machine digits, and
-    ``y // W = 2^40 + c`` is a fresh two-digit int (CPython shares the ints
-    ``-5..256``, so a plain column number would cost less below 257).  The entry of
-    column ``c`` is ``[own value, alias value, 2^Q - (2^40 W + c W + thr_c)]``: the
-    own value is taken when ``y < 2^40 W + c W + thr_c``, that is when
-    ``(y + entry[2]) >> Q`` is 0.  An addition runs over every digit of its
-    longer operand and ``Q`` sits mid-digit, so the sum has the same length
-    whatever the outcome: no comparison stops early on a shared prefix, as
-    ``<`` on two ints does.  Every value is a separate object made for its
-    column: a draw touches one column's objects, chosen uniformly, and none
-    shared with other columns (a shared object would be hot for central values
-    and cold for tail ones).
+    A level reads a field of the draw: ``m = ceil(Q/64)`` words of offset ``r`` and
+    one word ``h`` whose low ``a`` bits are the column ``c``.  The offset is
+    compared in all ``64 m`` bits with the threshold scaled to them,
+    ``t_c = thr_c 2^(64m - Q)``: ``Pr[r < t_c] = thr_c / 2^Q`` as in the table.
+    The comparison is the carry out of an addition: with the field ``f``,
+    ``((f + 2^(64m) - t_c) >> 64m) - h`` is 0 when ``r < t_c`` (own value) and 1
+    otherwise (alias).  Every operand keeps its length whatever the outcome: ``f``
+    and ``h`` have random top bits, an addition runs over every digit of its longer
+    operand, and nothing is compared with ``<``, which on two ints stops at the
+    first differing digit.  The column is looked up as ``2^40 + c``, made by
+    ``(h | 2^40) & (2^40 + 2^a - 1)``: a fresh two-digit int (CPython shares the
+    ints ``-5..256``, so a plain column number would cost less below 257).  Both
+    values of a column, each plus :data:`OFFSET` (long ints made for the column),
+    are added and the one not taken subtracted: a draw touches one column's
+    objects, chosen uniformly, and the same ones whichever value it takes (reading
+    only the own value would leave it cold in the tails, where it is rarely taken,
+    and hot in the centre: a cache-timing difference).
     """
 
-    __slots__ = ("domain", "entries", "shift", "top", "total")
+    __slots__ = ("alias", "entries", "field", "field_mask", "key_mask", "offset_bits", "own", "thr")
 
-    def __init__(self, table: AliasTable, radius: int, scale: int) -> None:
-        total = table.total
-        self.domain, self.total = table.domain, total
-        self.shift = total << _COLUMN_BITS
-        bound_bits = (self.shift + table.domain).bit_length() + 2
-        self.top = bound_bits + (15 - bound_bits) % 30  # Q = 15 mod 30: mid-digit
+    def __init__(self, table: AliasTable, bits: int, radius: int, scale: int) -> None:
+        words = field_words(bits)
+        self.offset_bits = 64 * (words - 1)
+        self.field = 64 * words
+        self.field_mask = (1 << self.field) - 1
+        self.key_mask = (1 << COLUMN_BITS) | ((1 << column_bits(table)) - 1)
+        up = self.offset_bits - bits
+        values = [(c - radius) * scale for c in range(table.columns)]
+        self.thr = [t << up for t in table.thresholds]
         self.entries = {
-            (1 << _COLUMN_BITS) + c: [
-                (c - radius) * scale + OFFSET,
-                (a - radius) * scale + OFFSET,
-                (1 << self.top) - (self.shift + c * total + t),
-            ]
-            for c, (a, t) in enumerate(zip(table.aliases, table.thresholds, strict=True))
+            (1 << COLUMN_BITS) + c: (
+                values[c] + OFFSET,
+                values[a] + OFFSET,
+                (1 << self.offset_bits) - t,
+            )
+            for c, (a, t) in enumerate(zip(table.aliases, self.thr, strict=True))
         }
+        # the same table as flat arrays, for the vectorised path of ConvolvedGaussian
+        self.own = values
+        self.alias = [values[a] for a in table.aliases]
 
 
 def least_tail(half: Sequence[int], beta: Fraction) -> int:
@@ -143,3 +214,26 @@ def least_tail(half: Sequence[int], beta: Fraction) -> int:
             return m + 1
         above += half[m]
     return 0
+
+
+def convolve(top: Sequence[int], base: Sequence[int], lattice: int, levels: int) -> dict[int, int]:
+    """The weights of ``J_0 + L J_1 + ... + L^n B`` from the half tables (small supports)."""
+    rb, rj = len(top) - 1, len(base) - 1
+    law = {y: top[abs(y)] for y in range(-rb, rb + 1)}
+    for _ in range(levels):  # Z <- J + L Z
+        nxt: dict[int, int] = {}
+        for y, p in law.items():
+            for j in range(-rj, rj + 1):
+                z = lattice * y + j
+                nxt[z] = nxt.get(z, 0) + p * base[abs(j)]
+        law = nxt
+    return law
+
+
+def tail_mass(half: Sequence[int], m: int) -> Fraction:
+    """``Pr[|X| > m]`` for the symmetric law of ``half``, exactly."""
+    if m < 0:
+        return Fraction(1)
+    if m >= len(half) - 1:
+        return Fraction(0)
+    return Fraction(2 * sum(half[m + 1 :]), 2 * sum(half) - half[0])

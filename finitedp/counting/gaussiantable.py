@@ -32,6 +32,7 @@ entry; an entry whose two chains straddle an integer is decided by
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from fractions import Fraction
 from math import isqrt
 
@@ -44,7 +45,9 @@ __all__ = [
     "MAX_PRECISION",
     "fixed_precision_weights",
     "largest_radius",
+    "largest_scaled_radius",
     "rational_base_weights",
+    "scaled_floor_weights",
     "table_bytes",
 ]
 
@@ -128,23 +131,9 @@ def fixed_precision_weights(
         f"sigma^2 = {short_fraction(sigma2)}, radius R = {radius} "
         f"({describe_bytes(table_bytes(radius + 1, precision))} for R + 1 weights)",
     )
-    shift = 64 + radius.bit_length() + 8  # guard bits: each step loses at most one ulp per chain
-    frac = precision + shift
-    one = 1 << frac
-    c_low, c_high = _fixed_exp_bounds(-1 / (2 * sigma2), frac)  # c(0) = r = e^(-1/(2 s^2))
-    q_low, q_high = _fixed_exp_bounds(-1 / sigma2, frac)  # r^2
-    g_low = g_high = one
     out: list[int] | array[int] = array("Q") if precision < 63 else []
     out.append(1 << precision)
-    for z in range(1, radius + 1):
-        g_low = g_low * c_low >> frac
-        g_high = -(-g_high * c_high >> frac)
-        c_low = c_low * q_low >> frac
-        c_high = -(-c_high * q_high >> frac)
-        low, high = g_low >> shift, g_high >> shift
-        if low > high:  # pragma: no cover - the chains bracket the weight by construction
-            raise AssertionError(f"the fixed-point chains crossed at z = {z}")
-        w = low if low == high else _exact_floor(z, sigma2, precision, low, high)
+    for z, w in enumerate(_floor_chain(sigma2, radius, 1 << precision), start=1):
         if w == 0:
             raise ParameterError(
                 f"radius: got R = {radius}; at precision P = {precision} the weight "
@@ -155,6 +144,52 @@ def fixed_precision_weights(
     return out
 
 
+def scaled_floor_weights(sigma2: Fraction, radius: int, scale: int) -> list[int]:
+    """``floor(X exp(-z^2/(2 sigma^2)))`` for ``z = 1..R`` and an integer scale ``X``, each exact.
+
+    :func:`fixed_precision_weights` is the case ``X = 2^P`` (with ``w(0)``).
+
+    >>> scaled_floor_weights(Fraction(1), 3, 1000)   # floor(1000 e^(-z^2/2))
+    [606, 135, 11]
+    """
+    return list(_floor_chain(sigma2, radius, scale))
+
+
+def largest_scaled_radius(sigma2: Fraction, scale: int) -> int:
+    """The largest ``R`` with ``floor(X exp(-R^2/(2 sigma^2))) >= 1``: ``R^2 <= 2 sigma^2 ln X``.
+
+    >>> largest_scaled_radius(Fraction(1), 1000)   # 2 ln 1000 = 13.8
+    3
+    """
+    if scale < 2:
+        return 0
+    bits = 64 + (2 * sigma2 * scale.bit_length()).__ceil__().bit_length()
+    while True:  # ln X is irrational for X >= 2: a fine enough bracket decides
+        low, high = ln_bounds(Fraction(scale), bits)
+        r_low, r_high = _floor_sqrt(2 * sigma2 * low), _floor_sqrt(2 * sigma2 * high)
+        if r_low == r_high:
+            return r_low
+        bits *= 2
+
+
+def _floor_chain(sigma2: Fraction, radius: int, scale: int) -> Iterator[int]:
+    """``floor(X g(z))`` for ``z = 1..R``: two fixed-point chains, exact where they disagree."""
+    shift = 64 + radius.bit_length() + 8  # guard bits: each step loses at most one ulp per chain
+    frac = scale.bit_length() + shift
+    c_low, c_high = _fixed_exp_bounds(-1 / (2 * sigma2), frac)  # c(0) = r = e^(-1/(2 s^2))
+    q_low, q_high = _fixed_exp_bounds(-1 / sigma2, frac)  # r^2
+    g_low = g_high = 1 << frac
+    for z in range(1, radius + 1):
+        g_low = g_low * c_low >> frac
+        g_high = -(-g_high * c_high >> frac)
+        c_low = c_low * q_low >> frac
+        c_high = -(-c_high * q_high >> frac)
+        low, high = scale * g_low >> frac, scale * g_high >> frac
+        if low > high:  # pragma: no cover - the chains bracket the weight by construction
+            raise AssertionError(f"the fixed-point chains crossed at z = {z}")
+        yield low if low == high else _exact_floor(z, sigma2, scale, low, high)
+
+
 def _fixed_exp_bounds(x: Fraction, frac: int) -> tuple[int, int]:
     """Integers ``lo <= 2^frac e^x <= hi`` (``x <= 0``)."""
     low, high = exp_bounds(x, frac + 8)
@@ -163,10 +198,10 @@ def _fixed_exp_bounds(x: Fraction, frac: int) -> tuple[int, int]:
     )
 
 
-def _exact_floor(z: int, sigma2: Fraction, precision: int, low: int, high: int) -> int:
-    """The largest ``k`` in ``[low, high]`` with ``k <= 2^P e^(-z^2/(2 sigma^2))``, exactly."""
+def _exact_floor(z: int, sigma2: Fraction, scale: int, low: int, high: int) -> int:
+    """The largest ``k`` in ``[low, high]`` with ``k <= X e^(-z^2/(2 sigma^2))``, exactly."""
     x = -Fraction(z * z) / (2 * sigma2)
     for k in range(high, low, -1):
-        if compare_exp(Fraction(k, 1 << precision), x) <= 0:
+        if compare_exp(Fraction(k, scale), x) <= 0:
             return k
     return low

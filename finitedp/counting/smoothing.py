@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -39,6 +40,7 @@ __all__ = [
     "lattice_excess",
     "level_bounds",
     "margin",
+    "pi_bounds",
     "round_up",
     "sqrt_lower",
     "sqrt_upper",
@@ -76,6 +78,32 @@ def sqrt_upper(x: Fraction, bits: int = 64) -> Fraction:
     top = -(-scaled.numerator // scaled.denominator)
     root = isqrt(top)
     return Fraction(root + (root * root < top), 1 << bits)
+
+
+@functools.lru_cache(maxsize=8)
+def pi_bounds(bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo < pi < hi`` with ``hi - lo < 2^-bits`` (Machin's formula).
+
+    ``pi = 16 atan(1/5) - 4 atan(1/239)``; each arctangent's series alternates
+    with falling terms, so consecutive partial sums bracket it.
+
+    >>> lo, hi = pi_bounds(64)
+    >>> float(lo), float(hi), lo < hi < lo + Fraction(1, 2**64)
+    (3.141592653589793, 3.141592653589793, True)
+    """
+
+    def atan_bracket(k: int) -> tuple[Fraction, Fraction]:
+        total, term, i = Fraction(0), Fraction(1, k), 0
+        while term * 32 >= Fraction(1, 1 << bits):
+            total += term if i % 2 == 0 else -term
+            i += 1
+            term = Fraction(1, (2 * i + 1) * k ** (2 * i + 1))
+        after = total + (term if i % 2 == 0 else -term)
+        return min(total, after), max(total, after)
+
+    a_lo, a_hi = atan_bracket(5)
+    b_lo, b_hi = atan_bracket(239)
+    return 16 * a_lo - 4 * b_hi, 16 * a_hi - 4 * b_lo
 
 
 def sqrt_lower(x: Fraction, bits: int = 64) -> Fraction:
@@ -122,7 +150,8 @@ class LevelShape:
 
     lattice: int  # L
     base_sigma2: Fraction  # sigma_J^2
-    base_precision: int  # P_J
+    base_scale: int  # X_J: w_J(j) = floor(X_J g_J(j)) for j != 0
+    base_excess: Fraction  # w_J(0)/X_J - 1
     base_radius: int  # R_J: w_J(j) >= 1 exactly for |j| <= R_J
     inner_sigma2: Fraction  # sigma_Y^2
 
@@ -180,10 +209,10 @@ def level_bounds(
 ) -> tuple[Fraction, Fraction] | None:
     """``(eps, eta)`` of ``J + L Y`` on ``|z| <= window`` from ``Y``'s on ``|y| <= inner_window``.
 
-    ``1 + eps = (1 + eps_Y)(1 + eps_v)`` and
-    ``1 - eta = (1 - eta_Y)(1 - eps_v - tau - A)`` with ``tau`` the lattice sum
-    outside the margin ``D`` and ``A`` the floors of ``J``'s weights (each below
-    its ideal by less than 1).  ``None`` when the window is out of the lemma's
+    ``1 + eps = (1 + eps_Y)(1 + eps_v)(1 + e_J)`` (``e_J``: ``J``'s centre above
+    ``X_J``) and ``1 - eta = (1 - eta_Y)(1 - eps_v - tau - A)`` with ``tau`` the
+    lattice sum outside the margin ``D`` and ``A`` the floors of ``J``'s weights
+    (each below ``X_J g_J`` by less than 1).  ``None`` when the window is out of the lemma's
     reach (:meth:`LevelShape.reaches`) or ``eta >= 1``.
     """
     if not shape.reaches(window, inner_window):
@@ -195,11 +224,11 @@ def level_bounds(
         2 * big_l * big_l * shape.inner_sigma2
     )
     terms = 2 * shape.base_radius // big_l + 1  # y with |z - L y| <= R_J
-    absolute = terms * _exp_upper(exponent) / (shape.root_low * (1 << shape.base_precision))
+    absolute = terms * _exp_upper(exponent) / (shape.root_low * shape.base_scale)
     keep = (1 - inner_eta) * (1 - shape.excess - tau - absolute)
     if keep <= 0:
         return None
-    return (1 + inner_eps) * (1 + shape.excess) - 1, 1 - keep
+    return (1 + inner_eps) * (1 + shape.excess) * (1 + shape.base_excess) - 1, 1 - keep
 
 
 def statement(eps: Fraction, eta: Fraction) -> Fraction:
