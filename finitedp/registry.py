@@ -27,7 +27,7 @@ from .alp import registry as alp
 from .alp import vectorcases as alp_vectors
 from .compact import registry as compact
 from .compact import vectorcases as compact_vectors
-from .counting import gaussianvectors
+from .counting import convolvedvectors, gaussianvectors
 from .counting.registry import COUNTERS, CounterEntry
 from .entries import JSON, ColumnEntry, MechanismEntry, ReleaseReader, VectorCase, VectorKind
 from .errors import ParameterError
@@ -93,6 +93,7 @@ VECTOR_KINDS: dict[str, VectorKind] = {
         *aggregation_vectors.PRIMITIVES,
         *mean_vectors.PRIMITIVES,
         *blanketvectors.PRIMITIVES,
+        *convolvedvectors.PRIMITIVES,
     )
 }
 
@@ -115,6 +116,7 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     aggregation_vectors.later_cases,
     selection_vectors.spec_cases,
     blanketvectors.later_cases,
+    convolvedvectors.cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

@@ -21,6 +21,7 @@ from finitedp.counting.convolved import ConvolvedGaussian, GaussianDesign
 from finitedp.counting.convolvedtables import (
     DEFAULT_DESIGN,
     alias_table,
+    gaussian_scale,
     normal_table,
     plan_levels,
 )
@@ -110,9 +111,9 @@ def test_without_levels_the_law_is_the_normalised_table() -> None:
             for z in range(-table.radius, table.radius + 1)
         }
         # w(z) = floor(X g(z)) off the centre, and the centre at least X
-        assert table.weights[0] >= table.scale > 2**180
-        # what the centre takes above X: far below rho = 1/(2 sigma^2) (e^(-2 pi^2) at sigma 1)
-        assert table.excess < Fraction(1, 2**30) / (2 * Fraction(sigma) ** 2)
+        assert table.scale == gaussian_scale(Fraction(sigma) ** 2, 192) > 2**180
+        # where the centre sits against X: far within rho = 1/(2 sigma^2) (2 pi^2 at sigma 1)
+        assert max(table.above, table.below) < Fraction(1, 2**24) / (2 * Fraction(sigma) ** 2)
 
 
 def test_the_variances_add_up_to_sigma_squared_exactly() -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import spec_replay_blanket
+import spec_replay_convolved
 import spec_replay_noise
 import spec_replay_plan
 import spec_replay_sums
@@ -1020,6 +1021,8 @@ def _replay_by_spec(vector: dict[str, Any]) -> Any:
         out = "".join(str(b) for b in flips)
     elif name in spec_replay_noise.REPLAYERS:
         out = spec_replay_noise.REPLAYERS[name](p, vector["derived"], tape)
+    elif name in spec_replay_convolved.REPLAYERS:
+        out = spec_replay_convolved.REPLAYERS[name](p, vector["derived"], tape)
     elif name in spec_replay_sums.REPLAYERS:
         out = spec_replay_sums.REPLAYERS[name](p, vector["derived"], tape)
     elif name in spec_replay_plan.REPLAYERS:
@@ -1084,7 +1087,7 @@ def test_spec_call_counts(parsed: list[dict[str, Any]]) -> None:
             assert size == 2 * n
         elif name == "distinct_sample":
             assert size == int(p["r"])
-        elif name.startswith("DiscreteGaussian"):
+        elif name.startswith("DiscreteGaussian") or name == "ConvolvedGaussian":
             assert size == int(p["count"])  # one draw per sample, whatever it is
         elif name in ("ExponentialMechanism", "ExponentialQuantile", "ExponentialQuantileFixed"):
             assert size == 1

@@ -175,7 +175,8 @@ class ConvolvedGaussian:
                 big_l,
                 design.base_sigma2,
                 self._base_table.scale,
-                self._base_table.excess,
+                self._base_table.above,
+                self._base_table.below,
                 self._base_radius,
                 inner,
             )
@@ -343,7 +344,8 @@ class ConvolvedGaussian:
         windows = self._windows(window)
         if windows is None:
             return None
-        eps, eta = self._top_table.excess, Fraction(1, self._top_weights[windows[-1]])
+        top = self._top_table
+        eps, eta = top.above, max(Fraction(1, self._top_weights[windows[-1]]), top.below)
         if eta >= 1:
             return None
         for k in range(self._n):
@@ -372,11 +374,11 @@ class ConvolvedGaussian:
         ``K = (X_B / 2^Q_B) prod_k (X_J / 2^Q_J) sqrt(2 pi v_k)``.
         """
         top = self._top_table
-        constant = Fraction(top.scale, 1 << top.bits) * (1 + top.excess)
+        constant = Fraction(top.scale, 1 << top.bits) * (1 + top.above)
         for shape in self._shapes:
             base = self._base_table
             assert base is not None
-            constant *= Fraction(base.scale, 1 << base.bits) * (1 + base.excess)
+            constant *= Fraction(base.scale, 1 << base.bits) * (1 + base.above)
             constant *= shape.root_high * (1 + shape.excess)
         return constant
 

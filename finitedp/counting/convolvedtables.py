@@ -5,10 +5,9 @@ Everything here is decided from public values (``sigma^2`` and the design):
 
 * :func:`plan_levels`: how many levels, and ``sigma_B^2``;
 * :func:`normal_table`: a symmetric table whose weights sum to exactly ``2^Q``:
-  ``w(z) = floor(X exp(-z^2/(2 sigma^2)))`` for ``z != 0`` with the integer
-  ``X = floor(2^Q / G+)`` (``G+`` a certified upper bound of the theta sum
-  ``sum_z exp(-z^2/(2 sigma^2))``), and ``w(0)`` the rest of ``2^Q``, which is at
-  least ``X``;
+  ``w(z) = floor(X exp(-z^2/(2 sigma^2)))`` for ``z != 0`` with
+  ``X = floor(2^Q / sqrt(2 pi sigma^2))`` (:func:`gaussian_scale`), and ``w(0)``
+  the rest of ``2^Q``;
 * :func:`alias_table`: its exact alias table over ``N = 2^a`` columns (zero
   weights pad the support ``[-R, R]``), so a draw is ``a + Q`` uniform bits;
 * :class:`Level`: the layout a draw reads.
@@ -24,12 +23,13 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from math import isqrt
 
 from ..errors import ParameterError
 from ..params import short_fraction
 from .alias import AliasTable
 from .gaussiantable import largest_scaled_radius, scaled_floor_weights
-from .smoothing import lattice_excess, pi_bounds, sqrt_upper
+from .smoothing import pi_bounds
 
 __all__ = [
     "DEFAULT_DESIGN",
@@ -39,6 +39,7 @@ __all__ = [
     "NormalTable",
     "alias_table",
     "convolve",
+    "gaussian_scale",
     "least_tail",
     "normal_table",
     "plan_levels",
@@ -100,32 +101,52 @@ class NormalTable:
 
     sigma2: Fraction
     bits: int  # Q
-    scale: int  # X: w(z) = floor(X g(z)) for z != 0, and X <= w(0)
+    scale: int  # X = floor(2^Q / sqrt(2 pi sigma^2)); w(z) = floor(X g(z)) for z != 0
     radius: int  # R: the last z with w(z) >= 1
     weights: tuple[int, ...]  # w(0), ..., w(R)
 
     @property
-    def excess(self) -> Fraction:
-        """``w(0)/X - 1 >= 0``: how far the centre sits above ``X g(0) = X``."""
-        return Fraction(self.weights[0] - self.scale, self.scale)
+    def above(self) -> Fraction:
+        """``max(0, w(0)/X - 1)``: how far the centre sits above ``X g(0) = X``."""
+        return max(Fraction(0), Fraction(self.weights[0] - self.scale, self.scale))
+
+    @property
+    def below(self) -> Fraction:
+        """``max(0, 1 - w(0)/X)``: how far it sits below (only for ``sigma`` near 1 or less)."""
+        return max(Fraction(0), Fraction(self.scale - self.weights[0], self.scale))
+
+
+def gaussian_scale(sigma2: Fraction, bits: int) -> int:
+    """``X = floor(2^Q / sqrt(2 pi sigma^2))``, exactly: the largest ``X`` with
+    ``2 pi sigma^2 X^2 <= 4^Q`` (never equal: ``pi`` is irrational).
+
+    >>> gaussian_scale(Fraction(1), 16)   # 65536 / 2.5066...
+    26145
+    """
+    precision = 2 * bits + 64
+    while True:
+        low, high = pi_bounds(precision)
+        top = Fraction(1 << (2 * bits)) / (2 * sigma2)
+        a, b = top / high, top / low  # X^2 <= 4^Q / (2 pi sigma^2) lies in [a, b)
+        x_low, x_high = isqrt(a.numerator // a.denominator), isqrt(b.numerator // b.denominator)
+        if x_low == x_high:
+            return x_low
+        precision *= 2
 
 
 @functools.lru_cache(maxsize=64)
 def normal_table(sigma2: Fraction, bits: int) -> NormalTable:
     """The table of ``sigma^2`` whose weights sum to ``2^bits`` (module notes).
 
-    ``sum_{z != 0} floor(X g(z)) <= X (G - 1) <= 2^Q - X``, so ``w(0) >= X``: the
-    centre takes what the floors and ``G+ - G`` leave, a relative ``excess`` of
-    about ``(G+ - G)/G + (2R + G)/X``.
+    With ``G = sum_z g(z) = sqrt(2 pi sigma^2) (1 + theta)`` (Poisson,
+    ``theta = 2 sum_k e^(-2 pi^2 k^2 sigma^2)``), ``sum_{z != 0} floor(X g(z)) <= X (G - 1)``,
+    so ``w(0) >= X - 2^Q theta``: the centre takes what the floors leave and sits at
+    ``X`` up to ``above``/``below``, far below ``2^-60`` for ``sigma >= 2``.
 
     Raises:
         ParameterError: every weight but ``w(0)`` would be 0 (a point mass).
     """
-    # G+ >= sum_z g(z) = sqrt(2 pi sigma^2)(1 + 2 sum_k e^(-2 pi^2 k^2 sigma^2)) (Poisson),
-    # with pi to bits + 32 bits: a looser pi would put its error into w(0)'s excess.
-    pi_high = pi_bounds(bits + 32)[1]
-    theta = sqrt_upper(2 * pi_high * sigma2, bits + 32) * (1 + lattice_excess(sigma2))
-    scale = int((1 << bits) / theta)
+    scale = gaussian_scale(sigma2, bits)
     radius = largest_scaled_radius(sigma2, scale)
     if radius < 1:
         raise ParameterError(
@@ -135,8 +156,8 @@ def normal_table(sigma2: Fraction, bits: int) -> NormalTable:
         )
     rest = scaled_floor_weights(sigma2, radius, scale)
     centre = (1 << bits) - 2 * sum(rest)
-    if centre < scale:  # pragma: no cover - theta bounds the theta sum from above
-        raise AssertionError("the centre weight fell below X")
+    if centre <= 0:  # pragma: no cover - w(0) >= X - 2^Q theta > 0 (module notes)
+        raise AssertionError("the centre weight is not positive")
     return NormalTable(sigma2, bits, scale, radius, (centre, *rest))
 
 

@@ -151,7 +151,8 @@ class LevelShape:
     lattice: int  # L
     base_sigma2: Fraction  # sigma_J^2
     base_scale: int  # X_J: w_J(j) = floor(X_J g_J(j)) for j != 0
-    base_excess: Fraction  # w_J(0)/X_J - 1
+    base_above: Fraction  # max(0, w_J(0)/X_J - 1)
+    base_below: Fraction  # max(0, 1 - w_J(0)/X_J)
     base_radius: int  # R_J: w_J(j) >= 1 exactly for |j| <= R_J
     inner_sigma2: Fraction  # sigma_Y^2
 
@@ -209,10 +210,11 @@ def level_bounds(
 ) -> tuple[Fraction, Fraction] | None:
     """``(eps, eta)`` of ``J + L Y`` on ``|z| <= window`` from ``Y``'s on ``|y| <= inner_window``.
 
-    ``1 + eps = (1 + eps_Y)(1 + eps_v)(1 + e_J)`` (``e_J``: ``J``'s centre above
-    ``X_J``) and ``1 - eta = (1 - eta_Y)(1 - eps_v - tau - A)`` with ``tau`` the
-    lattice sum outside the margin ``D`` and ``A`` the floors of ``J``'s weights
-    (each below ``X_J g_J`` by less than 1).  ``None`` when the window is out of the lemma's
+    ``1 + eps = (1 + eps_Y)(1 + eps_v)(1 + a_J)`` and
+    ``1 - eta = (1 - eta_Y)(1 - b_J)(1 - eps_v - tau - A)``: ``a_J``/``b_J`` are how far
+    ``J``'s centre sits above/below ``X_J``, ``tau`` the lattice sum outside the
+    margin ``D`` and ``A`` the floors of ``J``'s other weights (each below
+    ``X_J g_J`` by less than 1).  ``None`` when the window is out of the lemma's
     reach (:meth:`LevelShape.reaches`) or ``eta >= 1``.
     """
     if not shape.reaches(window, inner_window):
@@ -225,10 +227,10 @@ def level_bounds(
     )
     terms = 2 * shape.base_radius // big_l + 1  # y with |z - L y| <= R_J
     absolute = terms * _exp_upper(exponent) / (shape.root_low * shape.base_scale)
-    keep = (1 - inner_eta) * (1 - shape.excess - tau - absolute)
+    keep = (1 - inner_eta) * (1 - shape.base_below) * (1 - shape.excess - tau - absolute)
     if keep <= 0:
         return None
-    return (1 + inner_eps) * (1 + shape.excess) * (1 + shape.base_excess) - 1, 1 - keep
+    return (1 + inner_eps) * (1 + shape.excess) * (1 + shape.base_above) - 1, 1 - keep
 
 
 def statement(eps: Fraction, eta: Fraction) -> Fraction:
