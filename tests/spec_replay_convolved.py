@@ -25,8 +25,8 @@ def _pi() -> decimal.Decimal:
     """pi by the recipe of the ``decimal`` documentation, at the context's precision."""
     with decimal.localcontext(CONTEXT) as ctx:
         ctx.prec += 2
-        three = decimal.Decimal(3)
-        lasts, t, s, n, na, d, da = 0, three, 3, 1, 0, 0, 24
+        lasts, t, s = decimal.Decimal(0), decimal.Decimal(3), decimal.Decimal(3)
+        n, na, d, da = 1, 0, 0, 24
         while s != lasts:
             lasts = s
             n, na = n + na, na + 8
