@@ -117,6 +117,9 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     selection_vectors.spec_cases,
     blanketvectors.later_cases,
     convolvedvectors.cases,
+    aggregation_vectors.convolved_cases,
+    selection_vectors.convolved_cases,
+    mean_vectors.convolved_cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -83,6 +84,39 @@ def alias(v: Fraction, bits: int) -> tuple[int, list[int], list[int]]:
     return n, thr, out
 
 
+@functools.lru_cache(maxsize=16)
+def _levels(s2: Fraction) -> tuple[int, Fraction]:
+    n, t = 0, s2
+    while (t - SJ2) / (L * L) >= M2:
+        n, t = n + 1, (t - SJ2) / (L * L)
+    return n, t
+
+
+def sampler(s2: Fraction) -> tuple[int, int, Callable[[Taking], int]]:
+    """``(R, 2^K, draw)`` of ConvolvedGaussian(``s2``): its support radius, its one
+    draw's domain, and one sample from the tape (SPEC steps 1-5)."""
+    n, t = _levels(s2)
+    words = -(-Q // 64)
+    field = 64 * (words + 1)
+    levels = [(t, n)] + [(SJ2, k) for k in range(n - 1, -1, -1)]
+    radius = table(t, Q)[1] * L**n + (table(SJ2, Q)[1] * (L**n - 1) // (L - 1) if n else 0)
+    domain = 1 << ((n + 1) * field)
+
+    def draw(tape: Taking) -> int:
+        u = tape.take(domain) - 1
+        total = 0
+        for v, k in levels:
+            columns, thr, to = alias(v, Q)
+            r = u & ((1 << (64 * words)) - 1)
+            c = (u >> (64 * words)) % (1 << 64) % columns
+            index = c if r < thr[c] << (64 * words - Q) else to[c]
+            total += (index - table(v, Q)[1]) * L**k
+            u >>= field
+        return total
+
+    return radius, domain, draw
+
+
 def convolved(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> list[str]:
     s2 = Fraction(p["sigma2"])
     n, t = 0, s2
@@ -100,20 +134,8 @@ def convolved(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> list[
     mine["K"] = str((n + 1) * field)
     assert mine == {k: v for k, v in derived.items() if k != "top_sigma2"}
     assert Fraction(derived["top_sigma2"]) == t
-    out = []
-    for _ in range(int(p["count"])):
-        u = tape.take(1 << ((n + 1) * field)) - 1
-        total = 0
-        for v, k in levels:
-            columns, thr, to = alias(v, Q)
-            radius = table(v, Q)[1]
-            r = u & ((1 << (64 * words)) - 1)
-            c = (u >> (64 * words)) % (1 << 64) % columns
-            index = c if r < thr[c] << (64 * words - Q) else to[c]
-            total += (index - radius) * L**k
-            u >>= field
-        out.append(str(total))
-    return out
+    draw = sampler(s2)[2]
+    return [str(draw(tape)) for _ in range(int(p["count"]))]
 
 
 REPLAYERS = {"ConvolvedGaussian": convolved}

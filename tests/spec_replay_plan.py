@@ -15,7 +15,7 @@ from math import isqrt
 from typing import Any
 
 from spec_replay_noise import Taking, _grid, _least, binary_search, candidates, clip_of
-from spec_replay_sums import _split, gaussian_cdf
+from spec_replay_sums import _split, noise_sampler
 
 
 def _signed(q: Fraction) -> str:
@@ -78,12 +78,12 @@ def fixed_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> 
 
 
 def _gaussian_search(
-    rho: Fraction, size: int, s: list[int], m: int, tape: Taking
+    rho: Fraction, size: int, s: list[int], m: int, tape: Taking, law: str = "table"
 ) -> tuple[int, dict[str, str]]:
     steps = max(1, (size - 1).bit_length())
     sigma2 = Fraction(steps) / (2 * rho * (1 - Fraction(1, 1 << 20)))
-    cdf, radius = gaussian_cdf(sigma2)
-    noise = [bisect_left(cdf, tape.take(cdf[-1])) - radius for _ in range(steps)]
+    radius, domain, draw = noise_sampler(sigma2, law)
+    noise = [draw(tape) for _ in range(steps)]
     lo, hi = 0, size - 1
     for z in noise:
         mid = (lo + hi) // 2
@@ -97,14 +97,16 @@ def _gaussian_search(
         "steps": str(steps),
         "sigma2": _signed(sigma2),
         "radius": str(radius),
-        "W": str(cdf[-1]),
+        "W": str(domain),
     }
     return lo, facts
 
 
 def gaussian_quantile(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> str:
     lower, step, size, s, m = _grid(p)
-    index, facts = _gaussian_search(Fraction(p["rho"]), size, s, m, tape)
+    index, facts = _gaussian_search(
+        Fraction(p["rho"]), size, s, m, tape, p.get("noise_law", "table")
+    )
     assert facts == derived
     return _signed(lower + index * step)
 
@@ -147,6 +149,7 @@ def exponential_base(x: Fraction) -> Fraction:
 class _Plan:
     def __init__(self, p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> None:
         self.p, self.derived, self.tape = p, derived, tape
+        self.law = p.get("noise_law", "table")  # absent: made before issue 41
         self.lower, self.step = Fraction(p["lower"]), Fraction(p["step"])
         self.size = int((Fraction(p["upper"]) - self.lower) / self.step) + 1
         self.d = int(p["d"])
@@ -170,7 +173,7 @@ class _Plan:
             assert str(base) == self.derived[f"{name}_base"]
             return _fixed(base, size, s, m, self.tape)[0]
         if kind == "gaussian":
-            return _gaussian_search(rho, size, s, m, self.tape)[0]
+            return _gaussian_search(rho, size, s, m, self.tape, self.law)[0]
         a, b = int(self.derived[f"{name}_a"]), int(self.derived[f"{name}_b"])
         del rho  # BinarySearchQuantile: e(rho) only names the ratio b/a given here
         return binary_search(size, s, m, a, b, self.tape)[0]
@@ -217,8 +220,7 @@ def plan(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> dict[str, 
         outputs = []
         for i in range(d):  # equal grids: one variance, draws in coordinate order
             variance = Fraction(span * span) / (2 * rho * b[i] * b[i])
-            cdf, radius = gaussian_cdf(variance)
-            noisy = sums[i] + bisect_left(cdf, tape.take(cdf[-1])) - radius
+            noisy = sums[i] + noise_sampler(variance, run.law)[2](tape)
             outputs.append(n * lower + step * noisy)
         edge = (upper - lower) / max(4, _iroot(d * d, 5))
         means = [min(max(o / n, lower + edge), upper - edge) for o in outputs]
@@ -248,8 +250,8 @@ def plan(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> dict[str, 
     units, clipped = int(p["units"]), int(p["clipped"])
     c = isqrt(d - 1) + 1 if d > 1 else 1
     sigma2 = Fraction((2 * units) ** 2) / (2 * run.rho_z * (1 - Fraction(1, 1 << 20)))
-    cdf, radius = gaussian_cdf(sigma2)
-    assert (_signed(sigma2), str(radius), str(cdf[-1])) == (
+    radius, domain, draw = noise_sampler(sigma2, run.law)
+    assert (_signed(sigma2), str(radius), str(domain)) == (
         derived["sigma2"],
         derived["noise_radius"],
         derived["W"],
@@ -281,7 +283,7 @@ def plan(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> dict[str, 
             )
             for i in range(d):
                 sums[i] += (2 * row[i] * a + b) // (2 * b)
-        noise = [bisect_left(cdf, tape.take(cdf[-1])) - radius for _ in range(d)]
+        noise = [draw(tape) for _ in range(d)]
         done.append(
             (
                 big_c,

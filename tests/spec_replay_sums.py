@@ -14,6 +14,8 @@ from fractions import Fraction
 from math import isqrt
 from typing import Any, Protocol
 
+import spec_replay_convolved
+
 
 class Taking(Protocol):
     def take(self, d: int) -> int: ...
@@ -177,6 +179,14 @@ def gaussian_cdf(sigma2: Fraction) -> tuple[list[int], int]:
     return cdf, radius
 
 
+def noise_sampler(sigma2: Fraction, law: str) -> tuple[int, int, Callable[[Taking], int]]:
+    """``(R, domain, draw)`` of the discrete Gaussian of ``law`` (SPEC 2d)."""
+    if law == "convolved":
+        return spec_replay_convolved.sampler(sigma2)
+    cdf, radius = gaussian_cdf(sigma2)
+    return radius, cdf[-1], lambda tape: bisect_left(cdf, tape.take(cdf[-1])) - radius
+
+
 def vector_sum(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> list[str]:
     lowers = [Fraction(x) for x in p["lowers"]]
     steps = [Fraction(x) for x in p["steps"]]
@@ -202,11 +212,10 @@ def vector_sum(p: dict[str, Any], derived: dict[str, Any], tape: Taking) -> list
         variances = [Fraction(u * u) / (2 * rho * x * x) for u, x in zip(units, b, strict=False)]
         assert [_signed(v) for v in variances] == derived["variances"]
         for v in sorted(set(variances)):
-            cdf, radius = gaussian_cdf(v)
-            running = cdf[-1]
+            radius, _, draw = noise_sampler(v, p.get("noise_law", "table"))
             for i in (i for i, vi in enumerate(variances) if vi == v):
                 assert str(radius) == derived["radii"][i]
-                noisy[i] += bisect_left(cdf, tape.take(running)) - radius
+                noisy[i] += draw(tape)
     return [_signed(n * lo + st * s) for lo, st, s in zip(lowers, steps, noisy, strict=False)]
 
 

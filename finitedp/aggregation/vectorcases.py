@@ -78,7 +78,9 @@ def _mechanism(key: str) -> ParallelotopeLaplace | EllipticalGaussian:
     n, power = parse_uint(p["n"], "n"), parse_uint(p["p"], "p")
     if "epsilon" in p:
         return ParallelotopeLaplace(grids, n, exact_fraction(p["epsilon"], "epsilon"), p=power)
-    return EllipticalGaussian(grids, n, exact_fraction(p["rho"], "rho"), p=power)
+    # vectors without "noise_law" were made with the one-table law (before issue 41)
+    law = p.get("noise_law", "table")
+    return EllipticalGaussian(grids, n, exact_fraction(p["rho"], "rho"), p=power, noise_law=law)
 
 
 def _mechanism_of(p: Mapping[str, Any]) -> ParallelotopeLaplace | EllipticalGaussian:
@@ -153,3 +155,22 @@ def later_cases() -> Iterator[VectorCase]:
         "sums": ["50000", "2"],
     }
     yield "EllipticalGaussian", params, 2
+
+
+def convolved_cases() -> Iterator[VectorCase]:
+    """Issue 41: Alg 15 with ConvolvedGaussian (``noise_law``), small and wide noise."""
+    grids = {"lowers": ["-2", "0", "-1"], "uppers": ["2", "1", "3"], "steps": ["1", "1/4", "1/2"]}
+    for p, rho, sums in (("2", "1/2", ["6", "2", "17"]), ("1", "1/1000", ["12", "0", "9"])):
+        params = {**grids, "n": "3", "rho": rho, "p": p, "sums": sums, "noise_law": "convolved"}
+        yield "EllipticalGaussian", params, 2
+    wide = {
+        "lowers": ["0", "0"],
+        "uppers": ["32768", "1"],
+        "steps": ["1", "1"],
+        "n": "3",
+        "rho": "1/2",
+        "p": "2",
+        "sums": ["50000", "2"],
+        "noise_law": "convolved",
+    }
+    yield "EllipticalGaussian", wide, 2

@@ -38,7 +38,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..accounting import Accountant, Guarantee
-from ..counting.gaussian import DiscreteGaussian
+from ..counting.gaussiannoise import DEFAULT_LAW, GaussianNoise, check_law, gaussian_noise
 from ..counting.mixedgeometric import MAX_MOMENT, MixedGeometric
 from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
@@ -214,7 +214,8 @@ class _VectorSum:
 
         The worst case over data (it depends on the data only through the mixing
         of Alg 16's noise with the uniform, a ``2^-64`` share).  Default ``p``:
-        the split's.
+        the split's.  For Alg 15 with the convolved law and an odd ``p``, a certified
+        upper bound where a table has levels (``ConvolvedGaussian.moment``).
         """
         q = self.split.p if p is None else check_positive_int(p, "p")
         if q > MAX_MOMENT:
@@ -320,6 +321,8 @@ class EllipticalGaussian(_VectorSum):
         rho: the zCDP budget.
         p: the error moment the split minimises (default 2).
         exponent: ``b_i ∝ Delta_i^exponent``; default ``p/(p+2)`` (Lemma 4.8).
+        noise_law: the discrete Gaussian's law (:mod:`~finitedp.counting.gaussiannoise`):
+            ``"convolved"`` (default) or ``"table"`` (the vectors made before issue 41).
 
     Raises:
         ParameterError: a parameter out of range (``rho`` so large that a noise
@@ -337,13 +340,15 @@ class EllipticalGaussian(_VectorSum):
         *,
         p: object = 2,
         exponent: object = None,
+        noise_law: object = DEFAULT_LAW,
     ) -> None:
         deltas = self._check_grids(grids)
         r = positive_fraction(rho, "rho")
+        self.noise_law = check_law(noise_law)
         super().__init__(grids, n, budget_split(deltas, "l2", p=p, exponent=exponent))
         self.rho = r
         target = r * (1 - Fraction(1, 1 << RHO_GUARD_BITS))
-        self._tables: dict[Fraction, DiscreteGaussian] = {}
+        self._tables: dict[Fraction, GaussianNoise] = {}
         self._variances: list[Fraction] = []
         for first, count in zip(self._first, self._count, strict=True):
             units, b = self.units[first], self.split.b[first]
@@ -352,7 +357,7 @@ class EllipticalGaussian(_VectorSum):
             table = self._tables.get(sigma2)
             if table is None:
                 try:
-                    table = DiscreteGaussian.from_variance(sigma2)
+                    table = gaussian_noise(sigma2, self.noise_law)
                 except ParameterError as error:
                     # Too little noise (a point mass: rho too large) or too much (a table
                     # beyond memory: the grid too fine for its bounds, or rho too small).
@@ -375,7 +380,7 @@ class EllipticalGaussian(_VectorSum):
                 table.zcdp(units, f"discrete Gaussian, sensitivity {units} grid units"), count
             )
 
-    def table(self, i: int) -> DiscreteGaussian:
+    def table(self, i: int) -> GaussianNoise:
         """The noise of coordinate ``i``."""
         return self._tables[self._variances[self._kind[i]]]
 
@@ -396,10 +401,7 @@ class EllipticalGaussian(_VectorSum):
         return out
 
     def _noise_moment(self, i: int, p: int) -> Fraction:
-        table = self.table(i)
-        r = table.radius
-        total = sum(table.weight(z) * z**p for z in range(1, r + 1))
-        return Fraction(2 * total, table.d)
+        return self.table(i).moment(p)
 
     def ideal_moment(self) -> Fraction | None:
         """Lemma 4.7 for this ``b`` at ``rho``: ``Gamma((p+1)/2)/(rho^(p/2) sqrt(pi)) F(b)``.

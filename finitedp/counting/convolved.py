@@ -51,6 +51,7 @@ from ..params import (
 )
 from ..resources import require_memory
 from .convolvedbatch import LevelArrays, batch_values, level_arrays
+from .convolvedprivacy import Certifier
 from .convolvedtables import (
     COLUMN_BITS,
     DEFAULT_DESIGN,
@@ -59,17 +60,15 @@ from .convolvedtables import (
     Level,
     alias_table,
     convolve,
+    convolved_moments,
     least_tail,
     normal_table,
     plan_levels,
-    tail_mass,
 )
-from .smoothing import LevelShape, gaussian_tail, level_bounds, round_up, statement
+from .smoothing import LevelShape, root_up, round_up
 
 __all__ = ["ConvolvedGaussian", "GaussianDesign"]
 
-#: The relative distortion the zCDP statement allows is at most ``rho / 2^ZCDP_GUARD``.
-ZCDP_GUARD = 20
 
 #: The largest ``sigma^2``: ``2^128`` (levels grow as ``log_L sigma``).
 MAX_SIGMA2 = Fraction(1 << 128)
@@ -105,15 +104,13 @@ class ConvolvedGaussian:
         "_base_radius",
         "_base_table",
         "_base_weights",
-        "_certificates",
+        "_certifier",
         "_d",
         "_design",
         "_levels",
         "_n",
         "_offset",
-        "_shapes",
         "_sigma2",
-        "_statements",
         "_top",
         "_top_radius",
         "_top_table",
@@ -183,9 +180,9 @@ class ConvolvedGaussian:
             shapes.append(shape)
             inner = shape.sigma2
         assert inner == sigma2  # the variances add up exactly
-        self._shapes = shapes
-        self._certificates: dict[int, tuple[Fraction, Fraction] | None] = {}
-        self._statements: dict[tuple[int, int], tuple[int, Fraction]] = {}
+        self._certifier = Certifier(
+            sigma2, design, self._top_table, self._base_table, shapes, self.radius
+        )
 
     # -- the law ---------------------------------------------------------------------------------
 
@@ -311,92 +308,12 @@ class ConvolvedGaussian:
     # -- privacy of what is sampled --------------------------------------------------------------
 
     def certificate(self, window: int) -> tuple[Fraction, Fraction] | None:
-        """``(eps, eta)``: ``p(z) <= K (1 + eps) g(z)`` everywhere and
-        ``p(z) >= K (1 - eta) g(z)`` for ``|z| <= window`` (``None``: out of reach).
-
-        Public values only; proofs_notes/convolved_gaussian.md, "One level".
-        """
-        if window in self._certificates:
-            return self._certificates[window]
-        result = self._certify(window)
-        if len(self._certificates) < 4096:
-            self._certificates[window] = result
-        return result
-
-    def _windows(self, window: int) -> list[int] | None:
-        """Each level's window, outermost first, or ``None`` if the lemma does not reach.
-
-        Level ``k``'s window leaves :func:`~.smoothing.margin` lattice steps around
-        the centre ``c`` at level ``k + 1``'s window (capped by ``z*``, or ``R_B``).
-        """
-        if window < 0:
-            return None
-        windows = [window]
-        for k in range(self._n - 1, -1, -1):  # shapes[k] builds level k + 1 from level k
-            cap = self._top_radius if k == 0 else int(self._shapes[k - 1].largest_window())
-            inner = self._shapes[k].inner_window(windows[-1], cap)
-            if not self._shapes[k].reaches(windows[-1], inner):
-                return None
-            windows.append(inner)
-        return windows if windows[-1] <= self._top_radius else None
-
-    def _certify(self, window: int) -> tuple[Fraction, Fraction] | None:
-        windows = self._windows(window)
-        if windows is None:
-            return None
-        top = self._top_table
-        eps, eta = top.above, max(Fraction(1, self._top_weights[windows[-1]]), top.below)
-        if eta >= 1:
-            return None
-        for k in range(self._n):
-            bounds = level_bounds(self._shapes[k], windows[-2 - k], windows[-1 - k], eps, eta)
-            if bounds is None:
-                return None
-            eps, eta = bounds
-        return eps, eta
-
-    def _largest_window(self) -> int:
-        """The largest window the lemma reaches (it stops reaching monotonically), or -1."""
-        if self._windows(0) is None:
-            return -1
-        low, high = 0, self.radius + 1  # reaches at low, not at high
-        while high - low > 1:
-            mid = (low + high) // 2
-            if self._windows(mid) is None:
-                high = mid
-            else:
-                low = mid
-        return low
-
-    def _upper_constant(self) -> Fraction:
-        """``K (1 + eps)`` rounded up: ``p(z) <= K (1 + eps) exp(-z^2/(2 sigma^2))`` for all ``z``.
-
-        ``K = (X_B / 2^Q_B) prod_k (X_J / 2^Q_J) sqrt(2 pi v_k)``.
-        """
-        top = self._top_table
-        constant = Fraction(top.scale, 1 << top.bits) * (1 + top.above)
-        for shape in self._shapes:
-            base = self._base_table
-            assert base is not None
-            constant *= Fraction(base.scale, 1 << base.bits) * (1 + base.above)
-            constant *= shape.root_high * (1 + shape.excess)
-        return constant
+        """``(eps, eta)`` of the sandwich on ``|z| <= window`` (:mod:`.convolvedprivacy`)."""
+        return self._certifier.certificate(window)
 
     def tail_bound(self, t: int) -> Fraction:
-        """A certified upper bound of ``Pr[|Z| > t]`` (exact when ``n = 0``).
-
-        The smaller of two bounds: the sandwich's upper side summed over ``|z| > t``
-        (:func:`~.smoothing.gaussian_tail` at centre 0), and ``L^n |B| > t - R_J (L^n - 1)/(L - 1)``
-        (the ``J`` part is bounded by the tables' radius), exact from ``B``'s table.
-        """
-        big_l, n = self._design.lattice, self._n
-        rest = t + 1 - self._base_radius * (big_l**n - 1) // (big_l - 1)
-        least = -(-rest // big_l**n)  # |B| >= least
-        by_table = tail_mass(self._top_weights, least - 1)
-        if n == 0 or t < 1:
-            return by_table
-        by_shape = self._upper_constant() * gaussian_tail(Fraction(t), self._sigma2)
-        return min(by_table, by_shape)
+        """A certified upper bound of ``Pr[|Z| > t]`` (exact when ``n = 0``)."""
+        return self._certifier.tail_bound(t)
 
     def ideal_rho(self, sensitivity: object = 1) -> Fraction:
         """``Delta^2/(2 sigma^2)`` of the ideal law."""
@@ -437,50 +354,7 @@ class ConvolvedGaussian:
         return self._statement(shift, check_positive_int(dimension, "dimension"))[0]
 
     def _statement(self, shift: int, d: int) -> tuple[int, Fraction]:
-        """``(T, d u)``: the window and what the sandwich adds to ``rho`` there."""
-        key = (shift, d)
-        if key in self._statements:
-            return self._statements[key]
-        rho = self.ideal_rho(shift)
-        top = self._largest_window()
-        if top <= shift:
-            raise ParameterError(
-                f"sensitivity: got {short_int(shift)}; it must be below {max(top, 1)}, the "
-                f"largest window this law's statement reaches"
-            )
-
-        def cost(window: int) -> Fraction | None:
-            bounds = self.certificate(window)
-            return None if bounds is None else d * statement(*bounds)
-
-        def meets(window: int) -> bool:
-            c = cost(window)
-            return c is not None and c * (1 << ZCDP_GUARD) <= rho
-
-        # The window need not be the largest that meets the guard, only a good one: a
-        # bisection down to sigma/16 (a few certificates, not one per bit of T).
-        step = max(1, isqrt(self._sigma2.numerator // self._sigma2.denominator) // 16)
-        low, high = shift, top
-        if meets(low):
-            while high - low > step:
-                mid = (low + high) // 2
-                if meets(mid):
-                    low = mid
-                else:
-                    high = mid
-            window = low
-        else:
-            window = high
-            while cost(window) is None and window > shift + 1:  # the largest certified window
-                window -= max(1, (window - shift) // 16)
-        final = cost(window)
-        if final is None:
-            raise ParameterError(
-                f"sensitivity: got {short_int(shift)}; no window above it has a certificate"
-            )
-        if len(self._statements) < 256:
-            self._statements[key] = (window, final)
-        return window, final
+        return self._certifier.statement(shift, d, self.ideal_rho(shift))
 
     def hockey_stick(self, exp_epsilon: object, sensitivity: object = 1) -> Fraction:
         """The exact least ``delta`` at ``e^eps = exp_epsilon`` for shifts up to ``Delta``.
@@ -515,6 +389,23 @@ class ConvolvedGaussian:
         j = least_tail(self._base_weights, b / (1024 * n))
         scale = int(big_l**n)
         return j * (scale - 1) // (big_l - 1) + scale * m
+
+    def moment(self, p: object) -> Fraction:
+        """``E |Z|^p`` (``p >= 1``): exact for even ``p`` and for ``n = 0``; for odd ``p``
+        above that, Lyapunov's ``(E Z^(p+1))^(p/(p+1))`` rounded up (25 % high at p = 1)."""
+        q = check_positive_int(p, "p")
+        if self._n == 0:
+            w = self._top_weights
+            return Fraction(
+                2 * sum(x * z**q for z, x in enumerate(w) if z), 1 << self._top_table.bits
+            )
+        big_l = self._design.lattice
+        if q % 2 == 0:
+            return convolved_moments(self._top_weights, self._base_weights, big_l, self._n, q)[q]
+        even = convolved_moments(self._top_weights, self._base_weights, big_l, self._n, q + 1)[
+            q + 1
+        ]
+        return root_up(even**q, q + 1)
 
     def __repr__(self) -> str:
         return f"ConvolvedGaussian(sigma^2={short_fraction(self._sigma2)}, levels={self._n})"

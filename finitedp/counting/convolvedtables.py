@@ -23,7 +23,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import isqrt
+from math import comb, isqrt
 
 from ..errors import ParameterError
 from ..params import short_fraction
@@ -39,7 +39,9 @@ __all__ = [
     "NormalTable",
     "alias_table",
     "convolve",
+    "convolved_moments",
     "gaussian_scale",
+    "half_moments",
     "least_tail",
     "normal_table",
     "plan_levels",
@@ -258,3 +260,34 @@ def tail_mass(half: Sequence[int], m: int) -> Fraction:
     if m >= len(half) - 1:
         return Fraction(0)
     return Fraction(2 * sum(half[m + 1 :]), 2 * sum(half) - half[0])
+
+
+def half_moments(half: Sequence[int], upto: int) -> list[Fraction]:
+    """``E[X^q]`` for ``q = 0..upto`` of the symmetric law of ``half`` (0 for odd ``q``)."""
+    total = 2 * sum(half) - half[0]
+    out = [Fraction(1)]
+    for q in range(1, upto + 1):
+        if q % 2:
+            out.append(Fraction(0))
+        else:
+            out.append(Fraction(2 * sum(w * z**q for z, w in enumerate(half) if z), total))
+    return out
+
+
+def convolved_moments(
+    top: Sequence[int], base: Sequence[int], lattice: int, levels: int, upto: int
+) -> list[Fraction]:
+    """``E[Z^q]``, ``q = 0..upto``, of ``Z = J_0 + L J_1 + ... + L^n B`` (independent terms):
+    ``E[(J + L Y)^q] = sum_i C(q, i) E[J^i] L^(q - i) E[Y^(q - i)]``, level by level."""
+    moments = half_moments(top, upto)
+    if levels:
+        j = half_moments(base, upto)
+        for _ in range(levels):
+            moments = [
+                sum(
+                    (comb(q, i) * j[i] * lattice ** (q - i) * moments[q - i] for i in range(q + 1)),
+                    Fraction(0),
+                )
+                for q in range(upto + 1)
+            ]
+    return moments

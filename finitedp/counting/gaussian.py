@@ -411,6 +411,12 @@ class DiscreteGaussian:
 
     # -- accuracy --------------------------------------------------------------------------------
 
+    def moment(self, p: object) -> Fraction:
+        """``E |Z|^p``, exactly from the table (``p >= 1``)."""
+        q = check_positive_int(p, "p")
+        total = sum(self.weight(z) * z**q for z in range(1, self._radius + 1))
+        return Fraction(2 * total, self._total)
+
     def accuracy(self, beta: object) -> int:
         """The least ``a`` with ``Pr[|Z| > a] <= beta``, exactly from the table.
 

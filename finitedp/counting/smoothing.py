@@ -41,6 +41,7 @@ __all__ = [
     "level_bounds",
     "margin",
     "pi_bounds",
+    "root_up",
     "round_up",
     "sqrt_lower",
     "sqrt_upper",
@@ -247,3 +248,30 @@ def round_up(x: Fraction, scale: Fraction | None = None) -> Fraction:
     scaled = x * (1 << bits) if bits >= 0 else x / (1 << -bits)
     top = -(-scaled.numerator // scaled.denominator)
     return Fraction(top, 1 << bits) if bits >= 0 else Fraction(top * (1 << -bits))
+
+
+def root_up(x: Fraction, k: int, bits: int = 64) -> Fraction:
+    """A rational ``>= x^(1/k)`` within about ``2^-bits`` relative (``x > 0``).
+
+    >>> root_up(Fraction(8), 3)
+    Fraction(2, 1)
+    """
+    shift = bits + max(0, (x.denominator.bit_length() - x.numerator.bit_length()) // k + 1)
+    scaled = x * (1 << (k * shift))
+    top = -(-scaled.numerator // scaled.denominator)
+    r = _iroot(top, k)
+    if r**k < top:
+        r += 1
+    return Fraction(r, 1 << shift)
+
+
+def _iroot(n: int, k: int) -> int:
+    """The largest ``r`` with ``r^k <= n``."""
+    if n < 2:
+        return n
+    r = 1 << -(-n.bit_length() // k)  # above the root
+    while True:
+        s = ((k - 1) * r + n // r ** (k - 1)) // k
+        if s >= r:
+            return r
+        r = s

@@ -55,6 +55,7 @@ import numpy as np
 
 from ..accounting import Accountant, Guarantee
 from ..aggregation.vectorsum import EllipticalGaussian
+from ..counting.gaussiannoise import DEFAULT_LAW, check_law
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source
 from ..params import (
@@ -160,7 +161,9 @@ class PLAN:
             refused (``MAX_DELTA0``).
         clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
             many levels as reach 1 unit).
-        noise_radius, noise_precision: the discrete Gaussian's table (defaults: its own).
+        noise_radius, noise_precision: the ``"table"`` law's table (defaults: its own).
+        noise_law: ``"convolved"`` (default) or ``"table"``: the discrete Gaussian of the
+            noise and the Gaussian steps (:mod:`~finitedp.counting.gaussiannoise`).
         rounds: ``R``, how many times steps 3-4 run (each recentred on the estimate so
             far, :mod:`.rounds`; at most ``MAX_ROUNDS``); by default 1, or
             8 to 16 (:func:`.rounds.repair_rounds`) where no centre share up to 1/4
@@ -200,8 +203,10 @@ class PLAN:
         noise_precision: object = None,
         rounds: object = None,
         noise_split: Sequence[object] | None = None,
+        noise_law: object = DEFAULT_LAW,
     ) -> None:
         self.grid = Grid(lower, upper, step)
+        self.noise_law = check_law(noise_law)
         self.d = check_positive_int(d, "d")
         if self.d >= 1 << 20:
             raise ParameterError(f"d: got {self.d}; PLAN takes fewer than 2^20 coordinates")
@@ -283,7 +288,9 @@ class PLAN:
             )
             self.accountant.add(self.spread.guarantee("spread (median |x - y| per pair)"), self.d)
         elif self.variance_kind == "binary":
-            self.spread = EllipticalGaussian([self.grid] * self.d, self.n, v_share, p=2)
+            self.spread = EllipticalGaussian(
+                [self.grid] * self.d, self.n, v_share, p=2, noise_law=self.noise_law
+            )
             self.accountant.add(self.spread.guarantee)
         # 3. the clipping radius: levels of a geometric grid (set per release: they
         #    depend on the scales), the selector's grid is the levels' indices.
@@ -314,7 +321,9 @@ class PLAN:
         round_shares = [noise_total * f for f in self.noise_split]
         if units is None:  # 0/1 rows all round alike: K grows to n/2 (proofs_notes/plan.md)
             self.units = grown_units(self.units, self.n, min(round_shares), root)
-        self.noises = round_noises(round_shares, self.units, noise_radius, noise_precision)
+        self.noises = round_noises(
+            round_shares, self.units, noise_radius, noise_precision, self.noise_law
+        )
         self.noise = self.noises[-1]
         for guarantee, count in noise_guarantees(self.noise_split, self.noises, self.units, self.d):
             self.accountant.add(guarantee, count)
@@ -339,7 +348,7 @@ class PLAN:
         self, grid: Grid, n: int, quantile: Fraction, rho: Fraction, kind: str | None = None
     ) -> Selector:
         """The quantile mechanism with zCDP at most ``rho`` (:func:`.shares.selector`)."""
-        return selector(kind or self.selection, grid, n, quantile, rho)
+        return selector(kind or self.selection, grid, n, quantile, rho, self.noise_law)
 
     def _clipped(self, levels: Grid, share: Fraction) -> int:
         """Rows expected beyond the radius: ``ceil(sqrt(n))`` plus the radius quantile's

@@ -29,7 +29,7 @@ from math import isqrt
 from typing import TYPE_CHECKING
 
 from ..accounting import Guarantee
-from ..counting.gaussian import DiscreteGaussian
+from ..counting.gaussiannoise import GaussianNoise, gaussian_noise
 from ..errors import ParameterError
 from ..oracle import RandomSource
 from ..params import exact_fraction, short_fraction
@@ -168,18 +168,21 @@ def split_for(rounds: int, asked: Sequence[object] | None, repairing: bool) -> t
 
 
 def round_noises(
-    shares: Sequence[Fraction], units: int, radius: object, precision: object
-) -> tuple[DiscreteGaussian, ...]:
-    """Round ``t``'s noise: ``sigma^2 = (2K)^2/(2 rho_t (1 - 2^-NOISE_GUARD))``.
+    shares: Sequence[Fraction], units: int, radius: object, precision: object, law: str
+) -> tuple[GaussianNoise, ...]:
+    """Round ``t``'s noise: ``sigma^2 = (2K)^2/(2 rho_t (1 - 2^-NOISE_GUARD))``, of ``law``.
 
-    One table per distinct share, the same object for the rounds that share it.
+    One sampler per distinct share, the same object for the rounds that share it.
     """
-    built: dict[Fraction, DiscreteGaussian] = {}
+    built: dict[Fraction, GaussianNoise] = {}
     for share in shares:
         if share not in built:
             guarded = share * (1 - Fraction(1, 1 << NOISE_GUARD))
-            built[share] = DiscreteGaussian.from_variance(
-                Fraction((2 * units) ** 2) / (2 * guarded), radius=radius, precision=precision
+            built[share] = gaussian_noise(
+                Fraction((2 * units) ** 2) / (2 * guarded),
+                law,
+                radius=radius,
+                precision=precision,
             )
     return tuple(built[s] for s in shares)
 
@@ -202,7 +205,7 @@ def grown_units(units: int, n: int, least: Fraction, root: int) -> int:
 
 
 def noise_guarantees(
-    split: Sequence[Fraction], noises: Sequence[DiscreteGaussian], units: int, d: int
+    split: Sequence[Fraction], noises: Sequence[GaussianNoise], units: int, d: int
 ) -> list[tuple[Guarantee, int]]:
     """Each distinct table's ``zcdp_vector(2K, d)`` (in round order) and its count of rounds."""
     out = []

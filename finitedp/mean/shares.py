@@ -63,15 +63,24 @@ RADIUS_SHARE = Fraction(1, 16)
 LIGHT_RADIUS_SHARE = Fraction(1, 64)
 
 
-def selector(kind: str, grid: Grid, n: int, quantile: Fraction, rho: Fraction) -> Selector:
+def selector(
+    kind: str, grid: Grid, n: int, quantile: Fraction, rho: Fraction, noise_law: str = "convolved"
+) -> Selector:
     """The quantile mechanism ``kind`` on ``grid`` with zCDP at most ``rho``.
 
     ``"exponential"``: bounded range, ``eps^2/8``-zCDP (fixed-precision weights);
-    ``"binary"``: BV counts, ``eps^2/2``; ``"gaussian"``: discrete Gaussian counts.
+    ``"binary"``: BV counts, ``eps^2/2``; ``"gaussian"``: discrete Gaussian counts
+    (of ``noise_law``).
     """
     if kind == "gaussian":
         return GaussianBinarySearchQuantile(
-            grid.lower, grid.upper, quantile=quantile, n=n, rho=rho, step=grid.step
+            grid.lower,
+            grid.upper,
+            quantile=quantile,
+            n=n,
+            rho=rho,
+            step=grid.step,
+            noise_law=noise_law,
         )
     bounded = kind == "exponential"
     eps = budget_epsilon(rho, bounded)

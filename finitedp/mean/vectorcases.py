@@ -47,6 +47,7 @@ def _plan(p: Mapping[str, Any]) -> PLAN:
         clip_ratio=exact_fraction(p["clip_ratio"], "clip_ratio"),
         clip_count=parse_uint(p["clip_count"], "clip_count"),
         clipped=parse_uint(p["clipped"], "clipped"),
+        noise_law=p.get("noise_law", "table"),  # absent: made before issue 41
     )
 
 
@@ -172,5 +173,53 @@ def cases() -> Iterator[VectorCase]:
         **common,
         "clipped": "2",
         "rows": _binary_rows("binary", 12, rates),
+    }
+    yield "PLAN", binary, 2
+
+
+def convolved_cases() -> Iterator[VectorCase]:
+    """Issue 41: PLAN with ConvolvedGaussian (``noise_law``) in its noise, its Gaussian
+    searches and its binary spread."""
+    common = {"units": "2", "clip_ratio": "2", "clip_count": "12"}
+    listing = ["1/16", "3/16", "3/16", "9/16"]
+    for tag, n, means, spreads, selection, rounds, rho in (
+        ("a", 8, [1, -2], [2, 6], "exponential", 1, "4"),
+        ("c", 8, [2, 0], [4, 1], "gaussian", 2, "32"),
+    ):
+        params = {
+            "lower": "-8",
+            "upper": "8",
+            "step": "1/2",
+            "d": decimal(len(means)),
+            "rho": rho,
+            "p": "2",
+            "variance": "gaussian",
+            "selection": selection,
+            "centre": "median",
+            "shares": listing,
+            "rounds": decimal(rounds),
+            **common,
+            "clipped": "2",
+            "rows": _rows(tag, n, means, spreads, 8),
+            "noise_law": "convolved",
+        }
+        yield "PLAN", params, 2
+    rates = [Fraction(1, 2), Fraction(1, 10), Fraction(3, 4)]
+    binary = {
+        "lower": "0",
+        "upper": "1",
+        "step": "1",
+        "d": "3",
+        "rho": "2",
+        "p": "1",
+        "variance": "binary",
+        "selection": "exponential",
+        "centre": "lower",
+        "shares": ["0", "1/8", "1/16", "13/16"],
+        "rounds": "1",
+        **common,
+        "clipped": "2",
+        "rows": _binary_rows("binary", 12, rates),
+        "noise_law": "convolved",
     }
     yield "PLAN", binary, 2

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..accounting import Guarantee
-from ..counting.gaussian import DiscreteGaussian
+from ..counting.gaussiannoise import DEFAULT_LAW, GaussianNoise, gaussian_noise
 from ..oracle import RandomSource, default_source
 from ..params import positive_fraction, probability
 from .grid import Grid
@@ -53,6 +53,8 @@ class GaussianBinarySearchQuantile(GridQuantile):
         quantile: ``q``; the target rank is ``m = floor(q n)``.
         n: the public number of values.
         rho: the zCDP budget of the whole search (``rho/T`` a step).
+        noise_law: the discrete Gaussian's law (:mod:`~finitedp.counting.gaussiannoise`):
+            ``"convolved"`` (default) or ``"table"`` (the vectors made before issue 41).
     """
 
     def __init__(
@@ -64,13 +66,14 @@ class GaussianBinarySearchQuantile(GridQuantile):
         n: object,
         rho: object,
         step: object = 1,
+        noise_law: object = DEFAULT_LAW,
     ) -> None:
         self.grid: Grid
         self.grid, self.n, self.quantile, self.rank = _on_grid(lower, upper, step, quantile, n)
         self.rho = positive_fraction(rho, "rho")
         self.steps = max(1, (self.grid.size - 1).bit_length())
         guarded = self.rho / self.steps * (1 - Fraction(1, 1 << GUARD))
-        self.noise = DiscreteGaussian.from_variance(Fraction(1) / (2 * guarded))
+        self.noise: GaussianNoise = gaussian_noise(Fraction(1) / (2 * guarded), noise_law)
 
     def guarantee(self, label: str = "Gaussian binary-search quantile") -> Guarantee:
         """``T`` times the table's approximate zCDP at integer orders for a unit shift."""

@@ -117,7 +117,11 @@ def _fx_run(p: Mapping[str, Any], data: tuple[int, ...] | None, rng: RandomSourc
 
 
 def _gq(p: Mapping[str, Any]) -> GaussianBinarySearchQuantile:
-    return GaussianBinarySearchQuantile(rho=exact_fraction(p["rho"], "rho"), **_grid(p))
+    # vectors without "noise_law" were made with the one-table law (before issue 41)
+    law = p.get("noise_law", "table")
+    return GaussianBinarySearchQuantile(
+        rho=exact_fraction(p["rho"], "rho"), noise_law=law, **_grid(p)
+    )
 
 
 def _gq_derive(p: Mapping[str, Any]) -> JSON:
@@ -205,3 +209,17 @@ def spec_cases() -> Iterator[VectorCase]:
     base = decimal(2**70)
     yield "ExponentialQuantile", {**common, "base": base, "values": values}, 2
     yield "ExponentialQuantileFixed", {**common, "base": base, "values": values}, 2
+
+
+def convolved_cases() -> Iterator[VectorCase]:
+    """Issue 41: the Gaussian binary search with ConvolvedGaussian counts (``noise_law``)."""
+    for lower, upper, step, quantile, n, low, high in (
+        ("-2", "2", "1/2", "1/4", 8, -2, 2),
+        ("-1000", "1000", "1", "1/2", 60, -50, 80),
+    ):
+        raw = _values(f"later/{lower}/{upper}/{n}", n, low, high)
+        values = [_signed(exact_fraction(v, "v") * exact_fraction(step, "step")) for v in raw]
+        common = {"lower": lower, "upper": upper, "step": step, "quantile": quantile}
+        for rho in ("2", "1/50"):
+            params = {**common, "rho": rho, "values": values, "noise_law": "convolved"}
+            yield "GaussianBinarySearchQuantile", params, 2
