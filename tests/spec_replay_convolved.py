@@ -44,13 +44,28 @@ def _floor(x: decimal.Decimal) -> int:
     return f
 
 
+def _theta(two_v: decimal.Decimal) -> decimal.Decimal:
+    """``G = sum_z exp(-z^2/(2v))`` in the current context: the sum itself for ``2v < 2``,
+    else Poisson's ``sqrt(2 pi v) (1 + 2 sum_k exp(-2 pi^2 k^2 v))``."""
+    tiny = decimal.Decimal(10) ** -170
+    total, k = decimal.Decimal(1), 1
+    if two_v < 2:
+        while (term := (-decimal.Decimal(k * k) / two_v).exp()) > tiny:
+            total, k = total + 2 * term, k + 1
+        return total
+    pi = _pi()
+    while (term := (-pi * pi * k * k * two_v).exp()) > tiny:
+        total, k = total + 2 * term, k + 1
+    return (pi * two_v).sqrt() * total
+
+
 @functools.lru_cache(maxsize=16)
 def table(v: Fraction, bits: int) -> tuple[int, int, list[int]]:
     """``(X, R, w)`` of SPEC step 2 (every operation at CONTEXT's 150 digits)."""
     with decimal.localcontext(CONTEXT):
         D = decimal.Decimal
-        x = _floor(D(1 << bits) / (2 * _pi() * D(v.numerator) / D(v.denominator)).sqrt())
         two_v = 2 * D(v.numerator) / D(v.denominator)
+        x = _floor(D(1 << bits) / _theta(two_v))
         w = [0]
         while True:
             z = len(w)

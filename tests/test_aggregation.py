@@ -455,10 +455,12 @@ def test_gaussian_moment_is_the_exact_sum_over_the_tables() -> None:
 
 
 def test_gaussian_refuses_a_table_no_wider_than_the_sensitivity() -> None:
-    # rho = 43 puts the table for Delta = 2 units at R = 2 exactly (found by search)
-    with pytest.raises(ParameterError, match=r"^rho: .*R = 2 <= 2"):
-        EllipticalGaussian([Grid(0, 2)], n=1, rho=43)
-    EllipticalGaussian([Grid(0, 2)], n=1, rho=35)  # R = 3
+    # the least rho that puts the noise for Delta = 2 units at R = 2 (found by search):
+    # 43 for the one-table law (128 bits), 60 for the convolved law's (192 bits)
+    for law, refused, kept in (("table", 43, 35), ("convolved", 60, 59)):
+        with pytest.raises(ParameterError, match=r"^rho: .*R = 2 <= 2"):
+            EllipticalGaussian([Grid(0, 2)], n=1, rho=refused, noise_law=law)
+        assert EllipticalGaussian([Grid(0, 2)], n=1, rho=kept, noise_law=law).table(0).radius == 3
 
 
 def test_truncation_is_the_least_that_keeps_the_boundary_within_budget() -> None:

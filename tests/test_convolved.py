@@ -112,8 +112,8 @@ def test_without_levels_the_law_is_the_normalised_table() -> None:
         }
         # w(z) = floor(X g(z)) off the centre, and the centre at least X
         assert table.scale == gaussian_scale(Fraction(sigma) ** 2, 192) > 2**180
-        # where the centre sits against X: far within rho = 1/(2 sigma^2) (2 pi^2 at sigma 1)
-        assert max(table.above, table.below) < Fraction(1, 2**24) / (2 * Fraction(sigma) ** 2)
+        # the centre sits at X or a hair above it: w(0) - X <= G + 2R
+        assert 0 <= table.weights[0] - table.scale <= 3 * (table.radius + 1) * sigma
 
 
 def test_the_variances_add_up_to_sigma_squared_exactly() -> None:

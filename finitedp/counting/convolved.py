@@ -173,7 +173,6 @@ class ConvolvedGaussian:
                 design.base_sigma2,
                 self._base_table.scale,
                 self._base_table.above,
-                self._base_table.below,
                 self._base_radius,
                 inner,
             )

@@ -83,7 +83,7 @@ class Certifier:
         if windows is None:
             return None
         top = self._top_table
-        eps, eta = top.above, max(Fraction(1, self._top_weights[windows[-1]]), top.below)
+        eps, eta = top.above, Fraction(1, self._top_weights[windows[-1]])
         if eta >= 1:
             return None
         for k in range(self._n):

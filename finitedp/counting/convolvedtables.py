@@ -6,8 +6,8 @@ Everything here is decided from public values (``sigma^2`` and the design):
 * :func:`plan_levels`: how many levels, and ``sigma_B^2``;
 * :func:`normal_table`: a symmetric table whose weights sum to exactly ``2^Q``:
   ``w(z) = floor(X exp(-z^2/(2 sigma^2)))`` for ``z != 0`` with
-  ``X = floor(2^Q / sqrt(2 pi sigma^2))`` (:func:`gaussian_scale`), and ``w(0)``
-  the rest of ``2^Q``;
+  ``X = floor(2^Q / G)``, ``G`` the theta sum (:func:`gaussian_scale`), and ``w(0)``
+  the rest of ``2^Q``, at least ``X``;
 * :func:`alias_table`: its exact alias table over ``N = 2^a`` columns (zero
   weights pad the support ``[-R, R]``), so a draw is ``a + Q`` uniform bits;
 * :class:`Level`: the layout a draw reads.
@@ -23,13 +23,13 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb, isqrt
+from math import comb
 
 from ..errors import ParameterError
 from ..params import short_fraction
 from .alias import AliasTable
 from .gaussiantable import largest_scaled_radius, scaled_floor_weights
-from .smoothing import pi_bounds
+from .smoothing import theta_bounds
 
 __all__ = [
     "DEFAULT_DESIGN",
@@ -103,34 +103,31 @@ class NormalTable:
 
     sigma2: Fraction
     bits: int  # Q
-    scale: int  # X = floor(2^Q / sqrt(2 pi sigma^2)); w(z) = floor(X g(z)) for z != 0
+    scale: int  # X = floor(2^Q / G); w(z) = floor(X g(z)) for z != 0
     radius: int  # R: the last z with w(z) >= 1
     weights: tuple[int, ...]  # w(0), ..., w(R)
 
     @property
     def above(self) -> Fraction:
-        """``max(0, w(0)/X - 1)``: how far the centre sits above ``X g(0) = X``."""
-        return max(Fraction(0), Fraction(self.weights[0] - self.scale, self.scale))
-
-    @property
-    def below(self) -> Fraction:
-        """``max(0, 1 - w(0)/X)``: how far it sits below (only for ``sigma`` near 1 or less)."""
-        return max(Fraction(0), Fraction(self.scale - self.weights[0], self.scale))
+        """``w(0)/X - 1 >= 0``: how far the centre sits above ``X g(0) = X``."""
+        return Fraction(self.weights[0] - self.scale, self.scale)
 
 
 def gaussian_scale(sigma2: Fraction, bits: int) -> int:
-    """``X = floor(2^Q / sqrt(2 pi sigma^2))``, exactly: the largest ``X`` with
-    ``2 pi sigma^2 X^2 <= 4^Q`` (never equal: ``pi`` is irrational).
+    """``X = floor(2^Q / G)``, exactly, with ``G = sum_z exp(-z^2/(2 sigma^2))`` (the theta
+    sum; :func:`~.smoothing.theta_bounds`), from brackets narrowed until they agree.
 
-    >>> gaussian_scale(Fraction(1), 16)   # 65536 / 2.5066...
+    >>> gaussian_scale(Fraction(1), 16)   # 65536 / 2.50662827...
     26145
     """
-    precision = 2 * bits + 64
+    precision = bits + 16
     while True:
-        low, high = pi_bounds(precision)
-        top = Fraction(1 << (2 * bits)) / (2 * sigma2)
-        a, b = top / high, top / low  # X^2 <= 4^Q / (2 pi sigma^2) lies in [a, b)
-        x_low, x_high = isqrt(a.numerator // a.denominator), isqrt(b.numerator // b.denominator)
+        low, high = theta_bounds(sigma2, precision)
+        top = Fraction(1 << bits)
+        # low < G < high strictly (an infinite tail is always left out or bounded above),
+        # so floor(2^Q / G) lies in [floor(2^Q / high), ceil(2^Q / low) - 1]
+        x_low, above = int(top / high), top / low
+        x_high = -(-above.numerator // above.denominator) - 1
         if x_low == x_high:
             return x_low
         precision *= 2
@@ -140,10 +137,8 @@ def gaussian_scale(sigma2: Fraction, bits: int) -> int:
 def normal_table(sigma2: Fraction, bits: int) -> NormalTable:
     """The table of ``sigma^2`` whose weights sum to ``2^bits`` (module notes).
 
-    With ``G = sum_z g(z) = sqrt(2 pi sigma^2) (1 + theta)`` (Poisson,
-    ``theta = 2 sum_k e^(-2 pi^2 k^2 sigma^2)``), ``sum_{z != 0} floor(X g(z)) <= X (G - 1)``,
-    so ``w(0) >= X - 2^Q theta``: the centre takes what the floors leave and sits at
-    ``X`` up to ``above``/``below``, far below ``2^-60`` for ``sigma >= 2``.
+    ``sum_{z != 0} floor(X g(z)) <= X (G - 1) <= 2^Q - X``, so ``w(0) >= X``: the
+    centre takes what the floors leave, ``above`` it by at most ``(G + 2R)/X``.
 
     Raises:
         ParameterError: every weight but ``w(0)`` would be 0 (a point mass).
@@ -158,8 +153,8 @@ def normal_table(sigma2: Fraction, bits: int) -> NormalTable:
         )
     rest = scaled_floor_weights(sigma2, radius, scale)
     centre = (1 << bits) - 2 * sum(rest)
-    if centre <= 0:  # pragma: no cover - w(0) >= X - 2^Q theta > 0 (module notes)
-        raise AssertionError("the centre weight is not positive")
+    if centre < scale:  # pragma: no cover - X G <= 2^Q (module notes)
+        raise AssertionError("the centre weight fell below X")
     return NormalTable(sigma2, bits, scale, radius, (centre, *rest))
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "sqrt_lower",
     "sqrt_upper",
     "statement",
+    "theta_bounds",
 ]
 
 #: Rationals around pi (pi - 333/106 = 8.3e-5, 355/113 - pi = 2.7e-7): each bound uses
@@ -152,8 +153,7 @@ class LevelShape:
     lattice: int  # L
     base_sigma2: Fraction  # sigma_J^2
     base_scale: int  # X_J: w_J(j) = floor(X_J g_J(j)) for j != 0
-    base_above: Fraction  # max(0, w_J(0)/X_J - 1)
-    base_below: Fraction  # max(0, 1 - w_J(0)/X_J)
+    base_above: Fraction  # w_J(0)/X_J - 1 >= 0
     base_radius: int  # R_J: w_J(j) >= 1 exactly for |j| <= R_J
     inner_sigma2: Fraction  # sigma_Y^2
 
@@ -212,11 +212,11 @@ def level_bounds(
     """``(eps, eta)`` of ``J + L Y`` on ``|z| <= window`` from ``Y``'s on ``|y| <= inner_window``.
 
     ``1 + eps = (1 + eps_Y)(1 + eps_v)(1 + a_J)`` and
-    ``1 - eta = (1 - eta_Y)(1 - b_J)(1 - eps_v - tau - A)``: ``a_J``/``b_J`` are how far
-    ``J``'s centre sits above/below ``X_J``, ``tau`` the lattice sum outside the
-    margin ``D`` and ``A`` the floors of ``J``'s other weights (each below
-    ``X_J g_J`` by less than 1).  ``None`` when the window is out of the lemma's
-    reach (:meth:`LevelShape.reaches`) or ``eta >= 1``.
+    ``1 - eta = (1 - eta_Y)(1 - eps_v - tau - A)``: ``a_J`` is how far ``J``'s centre
+    sits above ``X_J``, ``tau`` the lattice sum outside the margin ``D`` and ``A`` the
+    floors of ``J``'s other weights (each below ``X_J g_J`` by less than 1).  ``None``
+    when the window is out of the lemma's reach (:meth:`LevelShape.reaches`) or
+    ``eta >= 1``.
     """
     if not shape.reaches(window, inner_window):
         return None
@@ -228,7 +228,7 @@ def level_bounds(
     )
     terms = 2 * shape.base_radius // big_l + 1  # y with |z - L y| <= R_J
     absolute = terms * _exp_upper(exponent) / (shape.root_low * shape.base_scale)
-    keep = (1 - inner_eta) * (1 - shape.base_below) * (1 - shape.excess - tau - absolute)
+    keep = (1 - inner_eta) * (1 - shape.excess - tau - absolute)
     if keep <= 0:
         return None
     return (1 + inner_eps) * (1 + shape.excess) * (1 + shape.base_above) - 1, 1 - keep
@@ -275,3 +275,55 @@ def _iroot(n: int, k: int) -> int:
         if s >= r:
             return r
         r = s
+
+
+def theta_bounds(v: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals around ``G = sum_z exp(-z^2/(2v))``, within about ``2^-bits`` relative.
+
+    For ``v < 1`` the sum itself; else Poisson summation,
+    ``G = sqrt(2 pi v) (1 + 2 sum_{k >= 1} exp(-2 pi^2 k^2 v))``.  Either is summed while
+    the terms may exceed ``2^-(bits + 8)``; the rest is at most twice the first term
+    left out (each later one is below half the one before).  ``pi`` and the exponents
+    are rounded to ``2^-(bits + 16)`` the safe way first.
+
+    >>> low, high = theta_bounds(Fraction(1), 64)
+    >>> float(low), high - low < Fraction(1, 2**60)
+    (2.5066282880429056, True)
+    """
+    grid = bits + 16
+    small = Fraction(1, 1 << (bits + 8))
+    if v < 1:  # the terms themselves fall fast: sum them (ratio below 1/2 from z = 1 on)
+        total_low = total_high = Fraction(1)
+        z = 1
+        while True:
+            x = Fraction(z * z) / (2 * v)
+            if x * 10 >= 7 * (bits + 8):  # e^-x <= 2^-(bits + 8): ln 2 < 7/10
+                return total_low, total_high + 4 * small
+            low, high = exp_bounds(-x, grid)
+            total_low, total_high = total_low + 2 * low, total_high + 2 * high
+            z += 1
+    lo, hi = pi_bounds(grid)
+    pi_low, pi_high = _dyadic(lo, grid, up=False), _dyadic(hi, grid, up=True)
+    series_low, series_high, k = Fraction(1), Fraction(1), 1
+    while True:
+        fast = 2 * pi_low * pi_low * k * k * v  # the exponent, rounded towards 0
+        if fast * 10 >= 7 * (bits + 8):
+            series_high += 4 * small
+            break
+        top = exp_bounds(-_dyadic(fast, grid, up=False), grid)[1]
+        slow = 2 * pi_high * pi_high * k * k * v
+        series_low += 2 * exp_bounds(-_dyadic(slow, grid, up=True), grid)[0]
+        series_high += 2 * top
+        k += 1
+    root_low = sqrt_lower(2 * pi_low * v, grid)
+    root_high = sqrt_upper(2 * pi_high * v, grid)
+    return root_low * series_low, root_high * series_high
+
+
+def _dyadic(x: Fraction, bits: int, *, up: bool) -> Fraction:
+    """``x`` rounded to a multiple of ``2^-bits``, up or down."""
+    scaled = x * (1 << bits)
+    whole = (
+        -(-scaled.numerator // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    )
+    return Fraction(whole, 1 << bits)
