@@ -13,7 +13,9 @@ Prints, per sigma in {10, 10^3, 2^14, 10^6, 2^30} (and 2^32 for the statement):
    uniforms in random order, each call timed; Welch's t between the groups
    ``|z| <= sigma`` and ``|z| > 2 sigma`` (the slowest 10 % cropped, as dudect
    does) and the ratio of their medians (targets: |t| < 4.5, ratio <= 1.02).
-   The old one-table ``DiscreteGaussian`` is measured beside it where it builds.
+   The old one-table ``DiscreteGaussian`` is measured beside it where it builds,
+   and the other samplers' searches (GeoSample, FastSample, MixedGeometric, the
+   exponential mechanism) are measured the same way and reported.
 
 Floats appear only as measured times and printed figures.
 
@@ -28,14 +30,17 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from _timing import environment, print_table
 
-from finitedp.counting import convolvedtables
+from finitedp.counting import FastSample, GeoSample, convolvedtables
 from finitedp.counting.convolved import ConvolvedGaussian
 from finitedp.counting.gaussian import DiscreteGaussian
+from finitedp.counting.mixedgeometric import MixedGeometric
 from finitedp.oracle import SeededSource, default_source, draws
+from finitedp.selection import ExponentialMechanism
 
 SIGMAS = (10, 1000, 2**14, 10**6, 2**30)
 
@@ -106,15 +111,20 @@ def speed(quick: bool) -> None:
     for sigma in SIGMAS:
         g = ConvolvedGaussian(sigma)
         rng = default_source()
-        ours_one = _median_time(lambda: g.sample(rng), 2000, rounds)
-        ours_vec = _median_time(lambda: g.sample_many(vector, rng), 1, rounds) * 100_000 / vector
+        ours_one = _median_time(lambda g=g, rng=rng: g.sample(rng), 2000, rounds)
+        ours_vec = _median_time(lambda g=g, rng=rng: g.sample_many(vector, rng), 1, rounds) * (
+            100_000 / vector
+        )
         peer = _opendp(sigma)
         if peer is None:
-            rows.append((sigma, f"{ours_one * 1e6:.1f} us", "-", "-", f"{ours_vec:.2f} s", "-", "-"))
+            mine = (f"{ours_one * 1e6:.1f} us", f"{ours_vec:.2f} s")
+            rows.append((sigma, mine[0], "-", "-", mine[1], "-", "-"))
             continue
         one, vec = peer
         theirs_one = _median_time(one, 200, rounds)
-        theirs_vec = _median_time(lambda: vec(peer_vector), 1, rounds) * 100_000 / peer_vector
+        theirs_vec = _median_time(lambda vec=vec: vec(peer_vector), 1, rounds) * (
+            100_000 / peer_vector
+        )
         rows.append(
             (
                 sigma,
@@ -135,11 +145,14 @@ def speed(quick: bool) -> None:
     )
 
 
-def _dudect(search: Callable[[int], int], uniforms: list[int], sigma: int) -> tuple[float, float]:
+def _dudect(
+    search: Callable[[int], Any], uniforms: list[int], sigma: int, centre_of: int = 0
+) -> tuple[float, float]:
+    """Welch's t and the median ratio between ``|z - centre| <= sigma`` and ``> 2 sigma``."""
     clock = time.perf_counter_ns
     centre: list[int] = []
     tail: list[int] = []
-    spent: list[tuple[int, int]] = []
+    spent: list[tuple[int, Any]] = []
     for u in uniforms:
         start = clock()
         z = search(u)
@@ -148,9 +161,10 @@ def _dudect(search: Callable[[int], int], uniforms: list[int], sigma: int) -> tu
     for t, z in spent:
         if t >= crop:
             continue
-        if abs(z) <= sigma:
+        away = abs(z - centre_of)
+        if away <= sigma:
             centre.append(t)
-        elif abs(z) > 2 * sigma:
+        elif away > 2 * sigma:
             tail.append(t)
     mc, mt = statistics.fmean(centre), statistics.fmean(tail)
     welch = (mc - mt) / math.sqrt(
@@ -181,6 +195,38 @@ def timing(quick: bool) -> None:
     print_table(("sigma", "Welch t", "tail/centre median", "one-table DiscreteGaussian"), rows)
 
 
+def other_samplers(quick: bool) -> None:
+    """Issue 41 item 4: the same measurement on the other samplers' searches (reported)."""
+    count = 100_000 if quick else 400_000
+    rows = []
+    n, c = 1000, 500
+    geo = GeoSample(n, Fraction(1, 10))
+    fast = FastSample(n, Fraction(1, 10))
+    mixed = MixedGeometric(Fraction(1, 10), 1, 0, 10_000)
+    em = ExponentialMechanism(Fraction(11, 10))
+    utilities = [-abs(i - 100) for i in range(201)]
+    em_weights = sum(em.weights(utilities))
+    cases: list[tuple[str, Callable[[int], Any], int, int, int]] = [
+        ("GeoSample(n=1000, eps=1/10), c=500", lambda u: geo(c, u), geo.d, 20, c),
+        ("FastSample(n=1000, eps=1/10), c=500", lambda u: fast(c, u), fast.d, 20, c),
+        ("MixedGeometric(eps=1/10), value 5000", lambda u: mixed(5000, u), mixed.d, 10, 5000),
+        (
+            "ExponentialMechanism(11/10), 201 candidates",
+            lambda u: em.choose(utilities, None, u)[0],
+            em_weights,
+            10,
+            100,
+        ),
+    ]
+    for name, search, d, scale, centre in cases:
+        uniforms = draws(SeededSource(b"dudect-other"), d, count)
+        random.Random(2).shuffle(uniforms)
+        t, ratio = _dudect(search, uniforms, scale, centre)
+        rows.append((name, f"{t:.2f}", f"{ratio:.3f}"))
+    print(f"\nThe other samplers' searches ({count} uniforms; |z - centre| <= s against > 2 s)")
+    print_table(("sampler", "Welch t", "tail/centre median"), rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds and uniforms")
@@ -189,6 +235,7 @@ def main() -> None:
     setup_and_statement()
     speed(args.quick)
     timing(args.quick)
+    other_samplers(args.quick)
 
 
 if __name__ == "__main__":

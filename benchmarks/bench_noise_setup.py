@@ -57,12 +57,13 @@ def main() -> None:
         for rho in (Fraction(1, 16), Fraction(1, 4), Fraction(1)):
             cells = []
             for law in LAWS:
-                seconds = _time(
-                    lambda law=law: PLAN(
-                        -box, box, d=d, n=n, rho=rho, step=Fraction(1, 16), noise_law=law
-                    ),
-                    args.rounds,
-                )
+
+                def build(
+                    law: str = law, box: int = box, d: int = d, n: int = n, rho: Fraction = rho
+                ) -> PLAN:
+                    return PLAN(-box, box, d=d, n=n, rho=rho, step=Fraction(1, 16), noise_law=law)
+
+                seconds = _time(build, args.rounds)
                 cells.append(f"{seconds:.2f} s")
             rows.append((f"PLAN {label}", f"rho {rho}", *cells))
     grids = [Grid(0, 100, 1), Grid(-5, 5, Fraction(1, 4)), Grid(0, 1, 1), Grid(0, 10**4, 1)]
@@ -71,7 +72,7 @@ def main() -> None:
         cells = []
         for law in LAWS:
             seconds = _time(
-                lambda law=law: EllipticalGaussian(coordinates, 10**6, rho, noise_law=law),
+                lambda law=law, rho=rho: EllipticalGaussian(coordinates, 10**6, rho, noise_law=law),
                 args.rounds,
             )
             cells.append(f"{seconds:.2f} s")

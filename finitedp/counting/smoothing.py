@@ -137,7 +137,11 @@ def gaussian_tail(distance: Fraction, v: Fraction) -> Fraction:
     """
     if distance <= 0:
         raise ValueError("the window leaves no margin")  # callers check first
-    return 2 * _exp_upper(-distance * distance / (2 * v)) / (1 - _exp_upper(-distance / v))
+    y = distance / v
+    # 1 - e^-y >= y (1 - y/2) for 0 < y <= 1 (the series alternates): no rounding of a
+    # tiny exponent to 0 can make the denominator vanish
+    below = y * (1 - y / 2) if y <= 1 else 1 - _exp_upper(-y)
+    return 2 * _exp_upper(-distance * distance / (2 * v)) / below
 
 
 def margin(v: Fraction) -> int:
