@@ -110,8 +110,16 @@ CASES: list[tuple[str, Callable[[], Any], type[Exception], str]] = [
         "rho",
     ),
     (
-        "gaussian quantile rho 10^-30",
-        lambda: GaussianBinarySearchQuantile(0, 9, quantile=0, n=1, rho=Fraction(1, 10**30)),
+        "gaussian quantile rho 10^-30, one-table law",
+        lambda: GaussianBinarySearchQuantile(
+            0, 9, quantile=0, n=1, rho=Fraction(1, 10**30), noise_law="table"
+        ),
+        ResourceLimitError,
+        "sigma",
+    ),
+    (  # the convolved law takes sigma^2 = 2 10^30 (in milliseconds); 2 10^40 is past 2^128
+        "gaussian quantile rho 10^-40",
+        lambda: GaussianBinarySearchQuantile(0, 9, quantile=0, n=1, rho=Fraction(1, 10**40)),
         ResourceLimitError,
         "sigma",
     ),

@@ -136,8 +136,8 @@ class ConvolvedGaussian:
         return self
 
     def _build(self, sigma2: Fraction, design: GaussianDesign) -> None:
-        if sigma2 > MAX_SIGMA2:
-            raise ParameterError(
+        if sigma2 > MAX_SIGMA2:  # a size limit, as the one-table law's: levels and integers grow
+            raise ResourceLimitError(
                 f"sigma^2: got {short_fraction(sigma2)}; at most 2^128 (sigma up to 2^64)"
             )
         n, top = plan_levels(sigma2, design)
