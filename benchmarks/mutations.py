@@ -403,8 +403,8 @@ MUTATIONS = (
     Mutation(
         "finitedp/counting/gaussiantable.py",
         "def _exact_floor",
-        "if compare_exp(Fraction(k, 1 << precision), x) <= 0:",
-        "if compare_exp(Fraction(k, 1 << precision), x) <= 1:",
+        "if compare_exp(Fraction(k, scale), x) <= 0:",
+        "if compare_exp(Fraction(k, scale), x) <= 1:",
         ("tests/test_gaussian.py",),
     ),
     Mutation(

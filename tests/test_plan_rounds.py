@@ -266,11 +266,22 @@ def test_repair_rounds_split_the_noise_and_account_each_table() -> None:
     # K = 362 < 16 ceil(sqrt(d)) = 736: the lightest table stays exact (sigma^2 <= 2^28) ...
     light = plan.noises[0].sigma2
     assert plan.units == 362 and light is not None and light <= 2**28
-    # ... which K + 1 would not: its 48-bit table's tail makes delta0 = 1, and default
-    # tables refuse to state that (before, the default K = 736 stated it)
+    # ... which K + 1 would not with the one-table law: its 48-bit table's tail makes
+    # delta0 = 1 (before, the default K = 736 stated it); the convolved law states it
     wide = PLAN(-1132, 1132, d=2048, n=4000, rho="1/16", step="1/16", units=plan.units + 1)
-    assert wide.noises[0].sigma2 is not None and wide.noises[0].sigma2 > 2**28
-    assert wide.guarantee.rho_delta == 1
+    old = PLAN(
+        -1132,
+        1132,
+        d=2048,
+        n=4000,
+        rho="1/16",
+        step="1/16",
+        units=plan.units + 1,
+        noise_law="table",
+    )
+    assert old.noises[0].sigma2 is not None and old.noises[0].sigma2 > 2**28
+    assert old.guarantee.rho_delta == 1
+    assert (wide.guarantee.rho_delta or 0) < Fraction(1, 2**60)
     assert (plan.guarantee.rho_delta or 0) < Fraction(1, 2**70)
     labels = [g.label for g in plan.accountant.steps][-2:]
     assert labels == [

@@ -330,7 +330,9 @@ def test_presorted_values_are_checked_not_trusted() -> None:
 def test_gaussian_binary_search_is_private_at_the_accountants_epsilon() -> None:
     """Every replace-one pair of 2 values on {0..3}: the exact hockey-stick delta at the
     accountant's eps for delta = 10^-3 is at most 10^-3; at half that eps it is above."""
-    q = GaussianBinarySearchQuantile(0, 3, quantile="1/2", n=2, rho=2)
+    # the checker enumerates draws: the one-table law's (the convolved law's are 256-bit
+    # fields; its own exact checks are tests/test_convolved.py's)
+    q = GaussianBinarySearchQuantile(0, 3, quantile="1/2", n=2, rho=2, noise_law="table")
     accountant = Accountant("replace one value")
     accountant.add(q.guarantee())
     eps = accountant.epsilon_for(Fraction(1, 1000))
@@ -352,7 +354,7 @@ def test_gaussian_binary_search_is_private_at_the_accountants_epsilon() -> None:
 
 
 def test_gaussian_binary_search_rank_error_holds_on_the_exact_law() -> None:
-    q = GaussianBinarySearchQuantile(0, 7, quantile="1/2", n=6, rho=2)
+    q = GaussianBinarySearchQuantile(0, 7, quantile="1/2", n=6, rho=2, noise_law="table")
     data = [1, 2, 2, 5, 6, 7]
     law = exact_distribution(lambda rng: q.release(data, rng))
     a = q.rank_error(Fraction(1, 10))

@@ -377,17 +377,20 @@ class ConvolvedGaussian:
     def accuracy(self, beta: object) -> int:
         """A certified ``a`` with ``Pr[|Z| > a] <= beta`` (the least one when ``n = 0``).
 
-        ``a = R_J' (L^n - 1)/(L - 1) + L^n m`` with ``Pr[|J| > R_J'] <= beta / (2^10 n)``
-        and ``Pr[|B| > m] <= beta (1 - 2^-10)``: a union bound over the levels.
+        Above one table, the least ``a`` whose :meth:`tail_bound` is at most ``beta``
+        (the sandwich's Gaussian tail: within a hair of the exact least).
         """
         b = probability(beta, "beta")
-        big_l, n = self._design.lattice, self._n
-        m = least_tail(self._top_weights, b if n == 0 else b * (1 - Fraction(1, 1024)))
-        if n == 0:
-            return m
-        j = least_tail(self._base_weights, b / (1024 * n))
-        scale = int(big_l**n)
-        return j * (scale - 1) // (big_l - 1) + scale * m
+        if self._n == 0:
+            return least_tail(self._top_weights, b)
+        low, high = -1, self.radius  # tail_bound(high) = 0 <= beta; low is below every answer
+        while high - low > 1:
+            mid = (low + high) // 2
+            if self.tail_bound(mid) <= b:
+                high = mid
+            else:
+                low = mid
+        return high
 
     def moment(self, p: object) -> Fraction:
         """``E |Z|^p`` (``p >= 1``): exact for even ``p`` and for ``n = 0``; for odd ``p``

@@ -162,8 +162,9 @@ class PLAN:
         clip_ratio, clip_count: the radii's geometric grid (default ``65/64``, as
             many levels as reach 1 unit).
         noise_radius, noise_precision: the ``"table"`` law's table (defaults: its own).
-        noise_law: ``"convolved"`` (default) or ``"table"``: the discrete Gaussian of the
-            noise and the Gaussian steps (:mod:`~finitedp.counting.gaussiannoise`).
+        noise_law: ``"convolved"`` (default) or ``"table"`` (the default when
+            ``noise_radius`` or ``noise_precision`` is given): the discrete Gaussian of
+            the noise and the Gaussian steps (:mod:`~finitedp.counting.gaussiannoise`).
         rounds: ``R``, how many times steps 3-4 run (each recentred on the estimate so
             far, :mod:`.rounds`; at most ``MAX_ROUNDS``); by default 1, or
             8 to 16 (:func:`.rounds.repair_rounds`) where no centre share up to 1/4
@@ -203,10 +204,11 @@ class PLAN:
         noise_precision: object = None,
         rounds: object = None,
         noise_split: Sequence[object] | None = None,
-        noise_law: object = DEFAULT_LAW,
+        noise_law: object = None,
     ) -> None:
         self.grid = Grid(lower, upper, step)
-        self.noise_law = check_law(noise_law)
+        sized = noise_radius is not None or noise_precision is not None  # a table's options
+        self.noise_law = check_law(noise_law or ("table" if sized else DEFAULT_LAW))
         self.d = check_positive_int(d, "d")
         if self.d >= 1 << 20:
             raise ParameterError(f"d: got {self.d}; PLAN takes fewer than 2^20 coordinates")
