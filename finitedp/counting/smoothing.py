@@ -24,12 +24,12 @@ True
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from math import isqrt
 
+from ..accounting.convert import sqrt_upper
 from ..exactmath import exp_bounds
 
 __all__ = [
@@ -44,7 +44,6 @@ __all__ = [
     "root_up",
     "round_up",
     "sqrt_lower",
-    "sqrt_upper",
     "statement",
     "theta_bounds",
 ]
@@ -70,19 +69,6 @@ def _exp_upper(x: Fraction) -> Fraction:
     return exp_bounds(Fraction(-(-scaled.numerator // scaled.denominator), 1 << GRID), BITS)[1]
 
 
-def sqrt_upper(x: Fraction, bits: int = 64) -> Fraction:
-    """A rational ``>= sqrt(x)`` within ``2^-bits`` of it (``x >= 0``).
-
-    >>> sqrt_upper(Fraction(2)) > Fraction(14142, 10000)
-    True
-    """
-    scaled = x * (1 << (2 * bits))
-    top = -(-scaled.numerator // scaled.denominator)
-    root = isqrt(top)
-    return Fraction(root + (root * root < top), 1 << bits)
-
-
-@functools.lru_cache(maxsize=8)
 def pi_bounds(bits: int) -> tuple[Fraction, Fraction]:
     """Rationals ``lo < pi < hi`` with ``hi - lo < 2^-bits`` (Machin's formula).
 
