@@ -555,10 +555,10 @@ MUTATIONS = (
         ("tests/test_aggregation.py",),
     ),
     Mutation(
-        "finitedp/aggregation/vectorsum.py",
-        "def _noise_moment(self, i: int, p: int) -> Fraction:\n        table",
-        "range(1, r + 1)",
-        "range(1, r - 1)",
+        "finitedp/counting/gaussian.py",
+        "def moment",
+        "range(1, self._radius + 1)",
+        "range(1, self._radius)",
         ("tests/test_aggregation.py",),
     ),
     Mutation(

@@ -443,9 +443,10 @@ def test_split_objective_above_exact_terms_is_a_tight_upper_bound() -> None:
     assert exact <= s.objective <= exact * (1 + Fraction(1, 1 << 60))
 
 
-def test_gaussian_moment_is_the_exact_sum_over_the_tables() -> None:
+@pytest.mark.parametrize("law", ["table", "convolved"])
+def test_gaussian_moment_is_the_exact_sum_over_the_tables(law: str) -> None:
     grids = [Grid(0, 2), Grid(0, 1, "1/3")]
-    mech = EllipticalGaussian(grids, n=2, rho=4)
+    mech = EllipticalGaussian(grids, n=2, rho=4, noise_law=law)
     for p in (1, 2, 3):
         direct = sum(
             g.step**p * sum(q * abs(z) ** p for z, q in mech.table(i).pmf().items())
