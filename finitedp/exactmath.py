@@ -199,19 +199,23 @@ def min_power_at_least(ratio: Fraction, target: Fraction) -> int:
 
 
 def _exp_series_bounds(x: Fraction, precision: int) -> tuple[Fraction, Fraction]:
-    """Bounds on ``e^x`` for ``0 <= x`` from the Taylor series, to about ``2^-precision``."""
-    total = Fraction(0)
-    term = Fraction(1)
-    j = 0
-    tolerance = Fraction(1, 1 << precision)
+    """Bounds on ``e^x`` for ``0 <= x`` from the Taylor series, to about ``2^-precision``.
+
+    The partial sum ``sum_{i < j} x^i/i!`` and the last term are kept over the common
+    denominator ``b^j j!`` (``x = a/b``) as integers: the same rationals as summing
+    fractions, without a gcd per term.
+    """
+    a, b = x.numerator, x.denominator
+    total, power, den, j = 0, 1, 1, 0  # total/den = sum_{i < j} x^i/i!; power/den = x^j/j!
     while True:
-        total += term
+        total += power
         j += 1
-        term = term * x / j
+        power, total, den = power * a, total * b * j, den * b * j
         # Remainder after summing terms 0..j-1 is at most term / (1 - x/(j+1)) once j + 1 > x.
-        if j + 1 > 2 * x and term <= tolerance:
-            remainder = term / (1 - x / (j + 1))
-            return total, total + remainder
+        if (j + 1) * b > 2 * a and power << precision <= den:
+            low = Fraction(total, den)
+            rest = Fraction(power * b * (j + 1), den * (b * (j + 1) - a))
+            return low, low + rest
 
 
 def _round_out(low: Fraction, high: Fraction, precision: int) -> tuple[Fraction, Fraction]:

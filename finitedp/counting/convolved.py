@@ -61,6 +61,7 @@ from .convolvedtables import (
     alias_table,
     convolve,
     convolved_moments,
+    field_words,
     least_tail,
     normal_table,
     plan_levels,
@@ -107,7 +108,7 @@ class ConvolvedGaussian:
         "_certifier",
         "_d",
         "_design",
-        "_levels",
+        "_layout",
         "_n",
         "_offset",
         "_sigma2",
@@ -154,16 +155,12 @@ class ConvolvedGaussian:
         self._base_radius, self._base_weights = (
             (self._base_table.radius, self._base_table.weights) if self._base_table else (0, (1,))
         )
-        # Field order: B in the lowest bits of the draw, then J_(n-1) .. J_0.
-        levels = [
-            Level(alias_table(top, design.top_bits), design.top_bits, self._top_radius, big_l**n)
-        ]
-        for k in range(n - 1, -1, -1):
-            table = alias_table(design.base_sigma2, design.base_bits)
-            levels.append(Level(table, design.base_bits, self._base_radius, int(big_l**k)))
-        self._levels = levels
-        self._offset = len(levels) * OFFSET
-        self._d = 1 << sum(level.field for level in levels)
+        # The draw's fields (B's lowest, then J_(n-1) .. J_0) have public widths; the alias
+        # tables behind them are built at the first draw (a statement needs none).
+        fields = 64 * (field_words(design.top_bits) + n * field_words(design.base_bits))
+        self._offset = (n + 1) * OFFSET
+        self._d = 1 << fields
+        self._layout: list[Level] | None = None
         self._vector: list[LevelArrays] | None = None
         shapes, inner = [], top
         for _ in range(n):
@@ -182,6 +179,24 @@ class ConvolvedGaussian:
         self._certifier = Certifier(
             sigma2, design, self._top_table, self._base_table, shapes, self.radius
         )
+
+    @property
+    def _levels(self) -> list[Level]:
+        """The sampling layout: each level's alias table as a :class:`Level`, B's first."""
+        if self._layout is not None:
+            return self._layout
+        design, n, big_l = self._design, self._n, self._design.lattice
+        levels = [
+            Level(
+                alias_table(self._top, design.top_bits), design.top_bits, self._top_radius, big_l**n
+            )
+        ]
+        for k in range(n - 1, -1, -1):
+            table = alias_table(design.base_sigma2, design.base_bits)
+            levels.append(Level(table, design.base_bits, self._base_radius, int(big_l**k)))
+        assert self._d == 1 << sum(level.field for level in levels)
+        self._layout = levels
+        return levels
 
     # -- the law ---------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ or certified statement for what is sampled:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Protocol
@@ -24,6 +25,7 @@ from typing import Protocol
 from ..accounting import Guarantee
 from ..errors import ParameterError
 from ..oracle import RandomSource
+from ..params import positive_fraction
 from .convolved import ConvolvedGaussian
 from .gaussian import DiscreteGaussian
 
@@ -89,4 +91,11 @@ def gaussian_noise(
             "noise: radius and precision choose the 'table' law's table; the 'convolved' "
             "law has none (give noise='table' with them)"
         )
+    return _convolved(positive_fraction(sigma2, "sigma2"))
+
+
+@functools.lru_cache(maxsize=64)
+def _convolved(sigma2: Fraction) -> ConvolvedGaussian:
+    """One law per variance: its statements are certified once (0.1 s or so each) and its
+    tables built once, however many mechanisms use it (the law holds no randomness)."""
     return ConvolvedGaussian.from_variance(sigma2)

@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -69,6 +70,7 @@ def _exp_upper(x: Fraction) -> Fraction:
     return exp_bounds(Fraction(-(-scaled.numerator // scaled.denominator), 1 << GRID), BITS)[1]
 
 
+@functools.lru_cache(maxsize=8)
 def pi_bounds(bits: int) -> tuple[Fraction, Fraction]:
     """Rationals ``lo < pi < hi`` with ``hi - lo < 2^-bits`` (Machin's formula).
 
