@@ -331,9 +331,11 @@ class ColumnEntry:
             ``options`` maps each of :attr:`options`' names to its text or ``None``,
             and ``"beta"`` to ``--beta`` (the accuracy statements' failure probability).
         options: its own flags (``--p``, ``--quantile``, ...).
-        reads: what the mechanism's ``release_from`` gets: ``"sums"``, each column's
-            sum in grid units (``list[int]``), or ``"values"``, each column's grid
-            indices in file order (``list[numpy.ndarray]`` of ``int64``).
+        reads: what the mechanism's ``release_from`` gets: a
+            :class:`~finitedp.statistics.ColumnStatistics` of which it asks each column's
+            sum in grid units (``"sums"``) or each column's counts on its grid
+            (``"counts"``), computed by the engine where the data lies; or (``"values"``)
+            each column's grid indices in file order (``list[numpy.ndarray]`` of ``int64``).
         baskets: whether it reads basket files (``--format baskets``: 0/1 rows given as
             the sets of their 1s); its mechanism is then a :class:`BasketMechanism`.
     """
@@ -348,7 +350,7 @@ class ColumnEntry:
         ColumnMechanism,
     ]
     options: tuple[Option, ...] = ()
-    reads: Literal["sums", "values"] = "sums"
+    reads: Literal["sums", "counts", "values"] = "sums"
     baskets: bool = False
 
 

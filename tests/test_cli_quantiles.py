@@ -18,6 +18,7 @@ from finitedp.exactmath import compare_exp, ln_bounds
 from finitedp.registry import COLUMNS
 from finitedp.selection.quantile import MAX_EPSILON, ExponentialQuantile
 from finitedp.selection.registry import ColumnQuantiles
+from finitedp.statistics import ArrayStatistics
 
 ROWS = [("1", "0.5"), ("7", "-1"), ("3", "0"), ("3", "1"), ("10", "0.5")]
 COMMON = ["--columns", "a,b", "--bounds=0:10,-1:1", "--grid", "1,1/2", "--seed", "00", "--quiet"]
@@ -53,7 +54,8 @@ def test_two_columns_compose_to_at_most_epsilon_and_the_bound_is_attained(
     def law(data: tuple[tuple[int, ...], ...]) -> dict[object, Fraction]:
         columns = [np.array([r[i] for r in data]) for i in range(2)]
         if kind == "exponential":
-            return exact_distribution(lambda rng: cq.release_from(columns, rng).estimates)
+            stats = ArrayStatistics(columns)
+            return exact_distribution(lambda rng: cq.release_from(stats, rng).estimates)
         first, second = (
             exact_distribution(lambda rng, s=s, c=c: s.release_indices(c, rng))
             for s, c in zip(cq.selectors, columns, strict=True)
@@ -126,7 +128,7 @@ def test_release_matches_the_api(
     assert code == 0
     doc = json.loads(out)
     api = ColumnQuantiles(kind, COLUMNS_SPEC, 5, 2, "1/2")  # type: ignore[arg-type]
-    expected = api.release_from(INDICES, SeededSource(bytes.fromhex("00")))
+    expected = api.release_from(ArrayStatistics(INDICES), SeededSource(bytes.fromhex("00")))
     assert [e["value"] for e in doc["estimates"]] == [str(e) for e in expected.estimates]
     assert doc["release"] == expected.release
     assert doc["release"]["type"] == "column-quantiles" and doc["parameters"]["selection"] == kind

@@ -15,6 +15,7 @@ from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource
 from ..params import exact_fraction
 from ..selection.grid import Grid
+from ..statistics import ColumnStatistics
 from .vectorsum import NEIGHBOURS, EllipticalGaussian, ParallelotopeLaplace
 
 __all__ = ["COLUMN_ENTRIES"]
@@ -54,7 +55,10 @@ class _Sums:
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
-        release = self.mechanism.release_sums(data, rng)
+        """The release from the columns' sums in grid units (a vector sum's sufficient
+        statistic), asked of ``data``, a :class:`~finitedp.statistics.ColumnStatistics`."""
+        stats: ColumnStatistics = data
+        release = self.mechanism.release_sums(stats.column_sums(), rng)
         return ColumnOutcome(release.to_json_dict(), release.estimates)
 
 

@@ -21,15 +21,17 @@ from ..errors import FiniteDPError, ParameterError
 from ..io.baskets import MAX_ITEMS, read_baskets
 from ..io.display import with_displays
 from ..io.document import write_document
+from ..io.duckstats import DuckDBStatistics
 from ..io.files import STDOUT, check_out, input_format
-from ..io.numeric import NumericColumn, parse_columns, read_column_sums, read_column_values
+from ..io.numeric import NumericColumn, parse_columns, read_column_values
 from ..io.progress import DELAY_SECONDS, Progress
-from ..io.tables import opened_input
+from ..io.tables import InputFile, opened_input
 from ..io.values import shorten
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction, probability, short_fraction
 from ..registry import COLUMNS
+from ..statistics import ColumnStatistics
 from .output import finish_release
 
 __all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "release_columns"]
@@ -38,7 +40,7 @@ __all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "relea
 AT_DELTA = "1/1000000"
 
 #: Flags only the column mechanisms take, and flags only the histogram mechanisms take.
-COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp", "items")
+COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp", "items", "engine")
 HISTOGRAM_ONLY = ("column", "universe", "value_column", "value_bound", "value_step")
 
 
@@ -128,6 +130,12 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     """
     options = _check(args, entry)
     baskets = args.format == "baskets"
+    engine = args.engine or "duckdb"
+    if engine != "duckdb" and (baskets or entry.reads == "values"):
+        raise ParameterError(
+            f"--engine {engine}: {entry.name} reads rows (--format baskets or plan-mean), on "
+            "DuckDB only for now; leave --engine out"
+        )
     if baskets:
         columns = _basket_columns(args, entry)
     elif args.items is not None:
@@ -150,12 +158,16 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     ):
         progress.phase(f"reading {source.name}")
         clamp = bool(args.clamp)
-        reader = read_column_values if entry.reads == "values" else read_column_sums
-        n, data = (
-            read_baskets(source, len(columns), progress)
-            if baskets
-            else reader(source, columns, progress, clamp)
-        )
+        data: Any
+        if baskets:
+            n, data = read_baskets(source, len(columns), progress)
+        elif entry.reads == "values":
+            n, data = read_column_values(source, columns, progress, clamp)
+        else:  # the engine computes the statistics the mechanism asks for, where the data is
+            data = _statistics(engine, source, columns, progress, clamp)
+            if entry.reads == "sums":
+                data.column_sums()  # one scan: the sums and n
+            n = data.n
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         progress.phase(f"building {entry.name} for n = {n}, d = {len(columns)}")
@@ -199,6 +211,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
                 for c, e in zip(columns, outcome.estimates, strict=True)
             ],
             "seeded": args.seed is not None,
+            "engine": engine,
         }
         document["privacy"]["at_delta"] = {
             "delta": AT_DELTA,
@@ -212,6 +225,35 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         at_delta
     )
     return finish_release(args, payload, to_stdout, summary)
+
+
+def _statistics(
+    engine: str,
+    source: InputFile,
+    columns: list[NumericColumn],
+    progress: Progress,
+    clamp: bool,
+) -> ColumnStatistics:
+    """The statistics of ``source``'s columns from the engine asked for."""
+    if engine == "duckdb":
+        return DuckDBStatistics(source, columns, progress, clamp)
+    try:
+        from pyspark.sql import SparkSession
+
+        from ..spark import SparkStatistics
+    except ImportError:
+        raise ParameterError(
+            "--engine spark: pyspark is not installed; pip install 'finitedp[spark]'"
+        ) from None
+    progress.phase(f"starting Spark to read {source.name}")
+    spark = SparkSession.builder.appName("finitedp").getOrCreate()
+    reader = spark.read
+    frame = (
+        reader.parquet(source.path)
+        if source.kind == "parquet"
+        else reader.csv(source.path, header=True, inferSchema=False, enforceSchema=False)
+    )
+    return SparkStatistics(frame, columns, clamp)
 
 
 def _flagged(message: str, names: list[str]) -> str:

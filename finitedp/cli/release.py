@@ -432,6 +432,13 @@ def add_release(commands: Any) -> None:
         "plan-mean), e.g. 1/2",
     )
     release.add_argument(
+        "--engine",
+        choices=["duckdb", "spark"],
+        help=f"{sums}: where the statistics are computed (default duckdb, in this process; "
+        "spark: the session of pyspark's SparkSession.builder, reading the file with "
+        "spark.read; the same release either way)",
+    )
+    release.add_argument(
         "--clamp",
         action="store_const",
         const=True,

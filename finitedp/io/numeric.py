@@ -28,6 +28,7 @@ from .values import exact_value, shorten
 __all__ = [
     "MAX_COLUMNS",
     "NumericColumn",
+    "check_rows",
     "parse_columns",
     "read_column_sums",
     "read_column_values",
@@ -216,3 +217,15 @@ def read_column_sums(
             the row of a Parquet file, and the column), or an unreadable file.
     """
     return _read(source, columns, progress, clamp, None)
+
+
+def check_rows(
+    source: InputFile, columns: Sequence[NumericColumn], progress: Progress, clamp: bool = False
+) -> int:
+    """Read every row and check each value (the statistics engines' error path: the
+    first refusal names its row or line).
+
+    Returns:
+        ``n``, if every value passes.
+    """
+    return _read(source, columns, progress, clamp, None)[0]

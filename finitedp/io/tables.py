@@ -46,9 +46,13 @@ __all__ = [
     "CodedColumn",
     "InputFile",
     "coded_column",
+    "connect",
     "count_labels",
     "labels_in_order",
+    "null_row",
     "opened_input",
+    "query",
+    "relation",
     "row_count",
     "text_labels",
 ]
@@ -178,7 +182,8 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _connect() -> duckdb.DuckDBPyConnection:
+def connect() -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with finitedp's limits: memory, spill folder, no bar, file order."""
     con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY_LIMIT, "threads": 2})
     # Spills go to the system's temporary directory, never to the user's working directory.
     spill = os.path.join(tempfile.gettempdir(), "finitedp-duckdb")
@@ -212,12 +217,12 @@ def _csv_header(source: InputFile) -> list[str]:
     return header
 
 
-def _relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> list[str]:
+def relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> list[str]:
     """``[FROM clause, expression of each wanted column]``, the columns checked."""
     if source.kind == "parquet":
         where = f"read_parquet({_literal(source.path)})"
         try:
-            described = _connect().execute(f"DESCRIBE SELECT * FROM {where}").fetchall()
+            described = connect().execute(f"DESCRIBE SELECT * FROM {where}").fetchall()
         except duckdb.Error as error:
             raise ParameterError(
                 f"{source.name}: cannot read it as Parquet: {_first_line(error)}"
@@ -293,9 +298,10 @@ def _diagnosis(
     return ParameterError(f"{source.name}: cannot read it as {kind}: {reason}{hint}")
 
 
-def _query(source: InputFile, sql: str, columns: tuple[tuple[str | None, str], ...]) -> Any:
+def query(source: InputFile, sql: str, columns: tuple[tuple[str | None, str], ...]) -> Any:
+    """``sql``'s cursor; a DuckDB error becomes the strict reader's, naming the line."""
     try:
-        return _connect().execute(sql)
+        return connect().execute(sql)
     except duckdb.Error as error:
         raise _diagnosis(source, columns, cause=error) from None
 
@@ -313,19 +319,19 @@ def count_labels(source: InputFile, column: str | None) -> list[tuple[str, int]]
             names the line), or an empty value in a Parquet file (its row).
     """
     columns = ((column, "--column"),)
-    where, expression = _relation(source, columns)
+    where, expression = relation(source, columns)
     sql = f"SELECT v, count(*) FROM (SELECT {expression} AS v FROM {where}) GROUP BY v"
-    rows: list[tuple[str | None, int]] = _query(source, sql, columns).fetchall()
+    rows: list[tuple[str | None, int]] = query(source, sql, columns).fetchall()
     if any(label is None for label, _ in rows):
-        raise _null_row(source, column)
+        raise null_row(source, column)
     return [(str(label), int(count)) for label, count in rows]
 
 
 def row_count(source: InputFile, column: str | None) -> int:
     """The number of records of a CSV or Parquet file (after checking the column)."""
     columns = ((column, "--column"),)
-    where, _ = _relation(source, columns)
-    return int(_query(source, f"SELECT count(*) FROM {where}", columns).fetchone()[0])
+    where, _ = relation(source, columns)
+    return int(query(source, f"SELECT count(*) FROM {where}", columns).fetchone()[0])
 
 
 def labels_in_order(
@@ -339,8 +345,8 @@ def labels_in_order(
     Raises:
         ParameterError: as :func:`count_labels`.
     """
-    where, *expressions = _relation(source, wanted)
-    cursor = _query(source, f"SELECT {', '.join(expressions)} FROM {where}", wanted)
+    where, *expressions = relation(source, wanted)
+    cursor = query(source, f"SELECT {', '.join(expressions)} FROM {where}", wanted)
     row = 0
     while True:
         try:
@@ -352,7 +358,7 @@ def labels_in_order(
         for record in batch:
             row += 1
             if any(value is None for value in record):
-                raise _null_row(source, wanted[0][0], row)
+                raise null_row(source, wanted[0][0], row)
             yield f"{source.name}, row {row}", list(record)
 
 
@@ -383,8 +389,8 @@ def coded_column(source: InputFile, column: str | None) -> CodedColumn:
         ParameterError: as :func:`count_labels`; an empty value names its row.
     """
     columns = ((column, "--column"),)
-    where, expression = _relation(source, columns)
-    con = _connect()
+    where, expression = relation(source, columns)
+    con = connect()
     try:
         con.execute(
             f"CREATE TYPE finitedp_labels AS ENUM (SELECT DISTINCT v FROM (SELECT {expression} "
@@ -404,7 +410,7 @@ def coded_column(source: InputFile, column: str | None) -> CodedColumn:
         raise _diagnosis(source, columns, cause=error) from None
     if null is not None:
         con.close()
-        raise _null_row(source, column, int(null) + 1)
+        raise null_row(source, column, int(null) + 1)
     step = BATCH_ROWS * 4
 
     def codes() -> Iterator[Any]:
@@ -463,7 +469,8 @@ def text_labels(source: InputFile) -> Iterator[tuple[str, list[str]]]:
             yield f"{source.name}, line {number}", [value]
 
 
-def _null_row(source: InputFile, column: str | None, row: int | None = None) -> ParameterError:
+def null_row(source: InputFile, column: str | None, row: int | None = None) -> ParameterError:
+    """The refusal of an empty (NULL) value of ``column``, at ``row`` if known."""
     at = "" if row is None else f", row {row}"
     return ParameterError(
         f"{source.name}{at}: the column {column!r} has an empty value (NULL); every row "

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
-
 from ..accounting import Guarantee
 from ..counting.gaussiannoise import DEFAULT_LAW, GaussianNoise, gaussian_noise
 from ..oracle import RandomSource, default_source
 from ..params import positive_fraction, probability
+from ..statistics import GridCounts
 from .grid import Grid
-from .quantile import GridQuantile, _on_grid, _sorted_indices, bisect_counts
+from .quantile import GridQuantile, _on_grid, bisect_counts
 
 __all__ = ["GaussianBinarySearchQuantile"]
 
@@ -91,11 +90,9 @@ class GaussianBinarySearchQuantile(GridQuantile):
         """``T = ceil(log2 N)`` draws, one per step, whatever the answers."""
         return self.steps
 
-    def release_indices(
-        self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
-    ) -> Fraction:
-        """:meth:`release` for grid indices (any order; ``presorted``: checked, not sorted)."""
-        data = _sorted_indices(indices, self.n, self.grid.size, presorted)
+    def release_counts(self, counts: GridCounts, rng: RandomSource | None = None) -> Fraction:
+        """:meth:`release` for values given as counts on the grid (checked)."""
+        data = counts.check(self.n, self.grid.size)
         source = rng or default_source()
         noise = self.noise.sample_many(self.steps, source)
         low = bisect_counts(

@@ -50,6 +50,7 @@ from ..params import (
 )
 from ..ratio import GeometricRatio
 from ..resources import describe_bytes, require_bits
+from ..statistics import GridCounts
 from .exponential import ExponentialMechanism, fixed_weights, invert, table_ratio
 from .grid import Grid
 
@@ -68,34 +69,19 @@ MAX_CLIP = 1 << 20
 MAX_DRAWN_BYTES = 256 << 20
 
 
-def _sorted_indices(indices: np.ndarray, n: int, size: int, presorted: bool = False) -> np.ndarray:
-    """``indices`` sorted, after checking that there are ``n`` of them in ``[0, size)``.
-
-    ``presorted`` skips the sort once a linear pass confirms the order.
-    """
-    data = np.asarray(indices, dtype=np.int64)
-    if not (presorted and bool(np.all(data[1:] >= data[:-1]))):
-        data = np.sort(data)
-    if len(data) != n:
-        raise ParameterError(f"indices: got {len(data)}; n = {n} is public")
-    if n and (int(data[0]) < 0 or int(data[-1]) >= size):
-        raise ParameterError(f"indices: every grid index must lie in [0, {size - 1}]")
-    return data
-
-
 def bisect_counts(
-    data: np.ndarray, size: int, steps: int, reaches: Callable[[int, int], bool]
+    data: GridCounts, size: int, steps: int, reaches: Callable[[int, int], bool]
 ) -> int:
     """The binary search of the noisy-count quantiles: ``steps`` steps over ``[0, size)``.
 
-    Step ``s`` asks ``reaches(s, #{x <= mid})`` (sorted ``data``) whether the noisy
-    count reaches the target rank; it is asked at every step, also once the interval
-    is a single point, so each step makes its draws whatever the answers.
+    Step ``s`` asks ``reaches(s, #{x <= mid})`` whether the noisy count reaches the
+    target rank; it is asked at every step, also once the interval is a single point,
+    so each step makes its draws whatever the answers.
     """
     low, high = 0, size - 1
     for step in range(steps):
         mid = (low + high) >> 1
-        answer = reaches(step, int(np.searchsorted(data, mid, side="right")))
+        answer = reaches(step, data.count_at_most(mid))
         if low < high:
             if answer:
                 high = mid
@@ -120,10 +106,27 @@ class GridQuantile:
     grid: Grid
     n: int
 
+    def release_counts(self, counts: GridCounts, rng: RandomSource | None = None) -> Fraction:
+        """The private quantile of the values given as counts on the grid (their
+        sufficient statistic: the release depends on the data only through them).
+
+        Raises:
+            ParameterError: not ``n`` values, or an index outside ``[0, N)``.
+        """
+        raise NotImplementedError
+
     def release_indices(
         self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
     ) -> Fraction:
-        raise NotImplementedError
+        """:meth:`release` for values given as grid indices (``int64``, any order; with
+        ``presorted``, already sorted: checked in one pass, not sorted again).
+
+        Raises:
+            ParameterError: not ``n`` indices, or one outside ``[0, N)``.
+        """
+        data = np.asarray(indices, dtype=np.int64)
+        ordered = presorted and bool(np.all(data[1:] >= data[:-1]))
+        return self.release_counts(GridCounts.from_indices(data, presorted=ordered), rng)
 
     def release(self, values: Sequence[object], rng: RandomSource | None = None) -> Fraction:
         """The private quantile of ``n`` values on the grid (each checked), a grid point."""
@@ -208,10 +211,10 @@ class ExponentialQuantile(GridQuantile):
         """``(first grid index, number of points, clipped rank error)`` in grid order."""
         if len(values) != self.n:
             raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
-        data = np.sort(self.grid.indices(values))
+        data = GridCounts.from_indices(self.grid.indices(values))
         return self._candidates(data)
 
-    def _candidates(self, data: np.ndarray) -> list[tuple[int, int, int]]:
+    def _candidates(self, data: GridCounts) -> list[tuple[int, int, int]]:
         n, m, k, size = self.n, self.rank, self.clip, self.grid.size
 
         def error(below: int, upto: int) -> int:
@@ -221,7 +224,7 @@ class ExponentialQuantile(GridQuantile):
         # Points y < x_(m-K+1) have upto <= m - K: rank error >= K, one clipped block.
         first_rank = max(0, m - k)  # data indices [first_rank, last_rank) are looked at
         last_rank = min(n, m + k)
-        start = int(data[first_rank]) if first_rank < n else size
+        start = data.at_rank(first_rank) if first_rank < n else size
         if m - k >= 0 and start > 0:
             out.append((0, start, k))
         position = start if m - k >= 0 else 0
@@ -230,10 +233,10 @@ class ExponentialQuantile(GridQuantile):
             if i >= last_rank:  # y > x_(m+K): below >= m + K, the other clipped block
                 out.append((position, size - position, error(i, i)))
                 break
-            value = int(data[i])
+            value = data.at_rank(i)
             if position < value:  # the gap before the next data value
                 out.append((position, value - position, error(i, i)))
-            j = int(np.searchsorted(data, value, side="right"))
+            j = data.count_at_most(value)
             out.append((value, 1, error(i, j)))
             position, i = value + 1, j
         return out
@@ -281,16 +284,9 @@ class ExponentialQuantile(GridQuantile):
                 f"epsilon: got {short_fraction(eps)}, so base {str(error)[len('base: got ') :]}"
             ) from None
 
-    def release_indices(
-        self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
-    ) -> Fraction:
-        """:meth:`release` for values given as grid indices (``int64``, any order; with
-        ``presorted``, already sorted: checked in one pass, not sorted again).
-
-        Raises:
-            ParameterError: not ``n`` indices, or one outside ``[0, N)``.
-        """
-        cands = self._candidates(_sorted_indices(indices, self.n, self.grid.size, presorted))
+    def release_counts(self, counts: GridCounts, rng: RandomSource | None = None) -> Fraction:
+        """:meth:`release` for values given as counts on the grid (checked)."""
+        cands = self._candidates(counts.check(self.n, self.grid.size))
         source = rng or default_source()
         if self.table is None:
             index, offset = self.mechanism.sample(
@@ -299,8 +295,8 @@ class ExponentialQuantile(GridQuantile):
         else:
             table = self.table
             weights = [c[1] * table[c[2]] for c in cands]
-            counts = [c[1] for c in cands]
-            index, offset = invert(weights, counts, draw(source, sum(weights)))
+            sizes = [c[1] for c in cands]
+            index, offset = invert(weights, sizes, draw(source, sum(weights)))
         return self.grid.value(cands[index][0] + offset)
 
     def rank_error(self, beta: object) -> int:
@@ -417,16 +413,9 @@ class BinarySearchQuantile(GridQuantile):
         """``ceil(log2 N)`` draws (one per step, made whatever the answers)."""
         return self.steps
 
-    def release_indices(
-        self, indices: np.ndarray, rng: RandomSource | None = None, *, presorted: bool = False
-    ) -> Fraction:
-        """:meth:`release` for values given as grid indices (``int64``, any order; with
-        ``presorted``, already sorted: checked in one pass, not sorted again).
-
-        Raises:
-            ParameterError: not ``n`` indices, or one outside ``[0, N)``.
-        """
-        data = _sorted_indices(indices, self.n, self.grid.size, presorted)
+    def release_counts(self, counts: GridCounts, rng: RandomSource | None = None) -> Fraction:
+        """:meth:`release` for values given as counts on the grid (checked)."""
+        data = counts.check(self.n, self.grid.size)
         source = rng or default_source()
         offset, top = self.rank - self.clip - 1, 2 * self.clip + 2
 

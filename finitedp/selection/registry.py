@@ -15,13 +15,13 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Literal
 
-import numpy as np
-
 from ..accounting import Accountant, Guarantee
 from ..entries import JSON, ColumnEntry, ColumnOutcome, Option
+from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, default_source
 from ..params import positive_fraction, probability, short_fraction
+from ..statistics import ColumnStatistics
 from .quantile import BinarySearchQuantile, ExponentialQuantile
 
 __all__ = ["COLUMN_ENTRIES", "NEIGHBOURS", "QUANTILE_RELEASE_VERSION", "ColumnQuantiles"]
@@ -127,11 +127,15 @@ class ColumnQuantiles:
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
-        """Each column's quantile, from its grid indices (``list`` of ``int64`` arrays)."""
+        """Each column's quantile from its counts on its grid (the sufficient statistic),
+        asked of ``data``, a :class:`~finitedp.statistics.ColumnStatistics`, one column
+        at a time."""
+        stats: ColumnStatistics = data
+        if stats.d != len(self.selectors):
+            raise ParameterError(f"data: got {stats.d} columns; need {len(self.selectors)}")
         source = rng or default_source()
         values = tuple(
-            s.release_indices(np.asarray(column), source)
-            for s, column in zip(self.selectors, data, strict=True)
+            s.release_counts(stats.column_counts(i), source) for i, s in enumerate(self.selectors)
         )
         release: JSON = {
             "version": QUANTILE_RELEASE_VERSION,
@@ -171,7 +175,7 @@ COLUMN_ENTRIES = (
         "epsilon",
         _build("exponential"),
         (QUANTILE_OPTION,),
-        "values",
+        "counts",
     ),
     ColumnEntry(
         "quantile-binary",
@@ -181,6 +185,6 @@ COLUMN_ENTRIES = (
         "epsilon",
         _build("binary"),
         (QUANTILE_OPTION,),
-        "values",
+        "counts",
     ),
 )

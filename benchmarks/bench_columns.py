@@ -1,0 +1,143 @@
+"""The column mechanisms on large files, beside DuckDB's own queries on the same file (issue 43).
+
+Run: ``python benchmarks/bench_columns.py [--rows 10000000] [--columns 4] [--units 1000]
+[--dir DIR] [--spark] [--skip NAME,...]``.
+
+A Parquet file of ``--rows`` rows and ``--columns`` integer columns on the grid
+``0..--units`` is generated once with DuckDB and kept in ``--dir``.  Each measurement
+runs in its own process (wall time and peak resident memory, ``ru_maxrss``), in this
+order, so that the references are taken in the same run as the mechanisms:
+
+* DuckDB's ``SELECT sum(c0), ..., sum(cD)``, its ``GROUP BY`` count of each column
+  (the sum of the per-column times) and one scan of every column (``min`` of each);
+* ``finitedp release --mechanism M`` for each column mechanism (``--engine duckdb``),
+  and with ``--spark`` the same through ``--engine spark`` (Spark local mode).
+
+Targets (issue 43): at 10^8 x 8, vector sums <= 3x DuckDB's sums, both quantiles <= 3x
+its GROUP BY counts, plan-mean <= 10x one scan, peak RSS <= 2 GiB; at 10^7 x 4 every
+column mechanism <= 5x the GROUP BY counts; Spark local at 10^7 within 3x DuckDB's
+engine.  The script prints the ratios; it asserts nothing (the machines are noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import duckdb
+
+_DUCK = r"""
+import json, resource, sys, time
+import duckdb
+path, what, d = sys.argv[1], sys.argv[2], int(sys.argv[3])
+con = duckdb.connect(config={"threads": 2})
+start = time.perf_counter()
+source = f"read_parquet('{path}')"
+if what == "sum":
+    con.execute(f"SELECT {', '.join(f'sum(c{i})' for i in range(d))} FROM {source}").fetchall()
+elif what == "groupby":
+    for i in range(d):
+        con.execute(f"SELECT c{i}, count(*) FROM {source} GROUP BY c{i}").fetchall()
+else:
+    con.execute(f"SELECT {', '.join(f'min(c{i})' for i in range(d))} FROM {source}").fetchall()
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"seconds": seconds, "peak": peak}))
+"""
+
+_RELEASE = r"""
+import json, resource, sys, time
+start = time.perf_counter()
+from finitedp.cli import main
+code = main(sys.argv[1:])
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps({"code": code, "seconds": seconds, "peak": max(peak, children)}), file=sys.stderr)
+"""
+
+MECHANISMS = {
+    "vector-laplace": ["--epsilon", "1"],
+    "vector-gaussian": ["--rho", "1/2"],
+    "quantile-exponential": ["--epsilon", "1"],
+    "quantile-binary": ["--epsilon", "1"],
+    "plan-mean": ["--rho", "1/2"],
+}
+
+
+def _make(path: Path, rows: int, d: int, units: int) -> None:
+    if path.exists():
+        return
+    columns = ", ".join(f"(hash(i * {2 * k + 1}) % {units + 1})::BIGINT AS c{k}" for k in range(d))
+    duckdb.sql(f"COPY (SELECT {columns} FROM range({rows}) t(i)) TO '{path}' (FORMAT parquet)")
+
+
+def _child(code: str, args: list[str]) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+    )
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    result = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
+    if not result or result.get("code", 0) != 0:
+        result["error"] = (done.stderr or done.stdout).strip().splitlines()[-2:]
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--columns", type=int, default=4)
+    parser.add_argument("--units", type=int, default=1000)
+    parser.add_argument("--dir", default=tempfile.gettempdir())
+    parser.add_argument("--spark", action="store_true")
+    parser.add_argument("--skip", default="", help="mechanisms to leave out, a,b")
+    args = parser.parse_args()
+    d = args.columns
+    path = Path(args.dir) / f"columns-{args.rows}x{d}-{args.units}.parquet"
+    _make(path, args.rows, d, args.units)
+    print(f"{path.name}: {args.rows:,} rows x {d} integer columns on 0..{args.units}")
+    reference = {
+        what: _child(_DUCK, [str(path), what, str(d)]) for what in ("sum", "groupby", "scan")
+    }
+    for what, got in reference.items():
+        print(f"  duckdb {what:<8} {got['seconds']:8.2f} s  {got['peak'] / 2**20:8.0f} MiB")
+    against = {
+        "vector-laplace": "sum",
+        "vector-gaussian": "sum",
+        "quantile-exponential": "groupby",
+        "quantile-binary": "groupby",
+        "plan-mean": "scan",
+    }
+    common = ["--columns", ",".join(f"c{k}" for k in range(d)), "--bounds", f"0:{args.units}"]
+    common += ["--seed", "00", "--quiet", "--out", str(Path(args.dir) / "bench-columns.json")]
+    skip = set(filter(None, args.skip.split(",")))
+    engines = ["duckdb", "spark"] if args.spark else ["duckdb"]
+    timed: dict[tuple[str, str], float] = {}
+    for name, budget in MECHANISMS.items():
+        if name in skip:
+            continue
+        for engine in engines:
+            if engine == "spark" and name == "plan-mean":
+                continue
+            argv = ["release", str(path), "--mechanism", name, *budget, *common]
+            got = _child(_RELEASE, [*argv, "--engine", engine])
+            if "error" in got:
+                print(f"  {name:<21} {engine:<6} failed: {got['error']}")
+                continue
+            timed[name, engine] = got["seconds"]
+            base = reference[against[name]]["seconds"]
+            line = (
+                f"  {name:<21} {engine:<6} {got['seconds']:8.2f} s  {got['peak'] / 2**20:8.0f} MiB"
+            )
+            line += f"  {got['seconds'] / base:6.2f}x duckdb {against[name]}"
+            if engine == "spark" and (name, "duckdb") in timed:
+                line += f"  {got['seconds'] / timed[name, 'duckdb']:6.2f}x the duckdb engine"
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""The column mechanisms' statistics of a CSV or Parquet file, computed inside DuckDB.
+
+A vector sum needs each column's sum in grid units, a quantile each column's counts
+on its grid (:mod:`finitedp.statistics`).  DuckDB computes both where the data lies,
+streaming: memory follows the number of distinct values of a column, never ``n``.
+
+* **Integer Parquet columns** are mapped to grid indices in SQL, with 128-bit integers
+  (``HUGEINT``, which raises on overflow and never wraps): for ``lower = a/b`` and
+  ``step = p/q`` a value ``v`` has ``t = (v b - a) q`` and index ``t / (b p)``, which
+  must be a whole number in ``[0, D]``.  The constants' sizes are checked first, so no
+  value of the column's type can overflow; otherwise the text path is taken.
+* **Every other column** (CSV fields, Parquet text, decimals, floats as their text) is
+  counted by its distinct texts with ``GROUP BY``, and each distinct text is read
+  exactly by :meth:`~finitedp.io.numeric.NumericColumn.index` (``3``, ``-2.5``, ``7/4``).
+
+Both paths give the statistics that the rows would give one by one.  When a value is
+refused (empty, off the grid, out of bounds, not a number), the file is read again by
+the row reader of :mod:`finitedp.io.numeric`, only to name the row or line as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import ParameterError
+from ..resources import require_memory
+from ..statistics import GridCounts
+from .files import header_positions
+from .numeric import NumericColumn, check_rows
+from .progress import Progress
+from .tables import InputFile, connect, query, relation
+
+__all__ = ["DuckDBStatistics"]
+
+#: Parquet types whose values are read as integers in SQL.
+INTEGER_TYPES = {
+    "TINYINT": 8,
+    "SMALLINT": 16,
+    "INTEGER": 32,
+    "BIGINT": 64,
+    "UTINYINT": 8,
+    "USMALLINT": 16,
+    "UINTEGER": 32,
+    "UBIGINT": 64,
+}
+
+#: Distinct values fetched at a time from a ``GROUP BY``.
+FETCH_ROWS = 1 << 16
+
+
+def _hugeint(value: int) -> str:
+    return f"CAST('{value}' AS HUGEINT)"
+
+
+class _IntegerGrid:
+    """A column's grid as SQL over an integer column of at most ``bits`` bits."""
+
+    def __init__(self, column: NumericColumn, expression: str, clamp: bool) -> None:
+        a, b = column.lower.numerator, column.lower.denominator
+        p, q = column.step.numerator, column.step.denominator
+        self.den = b * p
+        self.top = column.units * self.den
+        t = f"(CAST({expression} AS HUGEINT) * {_hugeint(b * q)} - {_hugeint(a * q)})"
+        if clamp:  # clamped to [lower, upper], then checked on the grid
+            t = f"least(greatest({t}, 0), {_hugeint(self.top)})"
+        self.t = t
+        self.valid = f"({expression} IS NOT NULL AND {t} >= 0 AND {t} <= {_hugeint(self.top)} "
+        self.valid += f"AND {t} % {_hugeint(self.den)} = 0)"
+        self.index = f"({t} // {_hugeint(self.den)})"
+
+    @staticmethod
+    def fits(column: NumericColumn, bits: int) -> bool:
+        """Whether ``|v b q| + |a q|`` and ``D b p`` stay below 2^126 for every ``v``."""
+        a, b = column.lower.numerator, column.lower.denominator
+        p, q = column.step.numerator, column.step.denominator
+        largest = (1 << bits) * b * q + abs(a) * q
+        return max(largest, column.units * b * p) < 1 << 126
+
+
+class DuckDBStatistics:
+    """:class:`~finitedp.statistics.ColumnStatistics` of the declared columns of a file.
+
+    Args:
+        source: a CSV or Parquet file (:func:`~finitedp.io.tables.opened_input`).
+        columns: the declared columns and their grids.
+        progress: stderr's progress (one phase per query).
+        clamp: values outside a column's bounds are moved to them first (``--clamp``).
+
+    Raises:
+        ParameterError: a text file, or a column absent from the file.
+    """
+
+    def __init__(
+        self,
+        source: InputFile,
+        columns: Sequence[NumericColumn],
+        progress: Progress,
+        clamp: bool = False,
+    ) -> None:
+        if source.kind == "text":
+            raise ParameterError(f"{source.name}: numeric columns need a CSV or Parquet file")
+        self.source, self.columns, self.progress, self.clamp = source, columns, progress, clamp
+        self.wanted = tuple((c.name, "--columns") for c in columns)
+        self.where, *self.texts = relation(source, self.wanted)
+        self.grids: list[_IntegerGrid | None] = [None] * len(columns)
+        if source.kind == "parquet":
+            described = connect().execute(f"DESCRIBE SELECT * FROM {self.where}").fetchall()
+            header = [row[0] for row in described]
+            positions = header_positions(header, self.wanted, source.name, "Parquet")
+            for i, (column, at) in enumerate(zip(columns, positions, strict=True)):
+                bits = INTEGER_TYPES.get(str(described[at][1]))
+                if bits is not None and _IntegerGrid.fits(column, bits):
+                    name = '"' + header[at].replace('"', '""') + '"'
+                    self.grids[i] = _IntegerGrid(column, name, clamp)
+        self._n: int | None = None
+        self._sums: list[int] | None = None
+
+    @property
+    def n(self) -> int:
+        if self._n is None:
+            self.progress.phase(f"counting the rows of {self.source.name}")
+            sql = f"SELECT count(*) FROM {self.where}"
+            self._n = int(query(self.source, sql, self.wanted).fetchone()[0])
+        return self._n
+
+    @property
+    def d(self) -> int:
+        return len(self.columns)
+
+    def _refused(self, cause: ParameterError | None = None) -> ParameterError:
+        """The row reader's refusal, naming the row or line (the error path only)."""
+        try:
+            check_rows(self.source, self.columns, self.progress, self.clamp)
+        except ParameterError as error:
+            return error
+        return cause or ParameterError(
+            f"{self.source.name}: a value of the columns was refused, but reading the rows "
+            "again found none"
+        )
+
+    def column_sums(self) -> list[int]:
+        if self._sums is not None:
+            return list(self._sums)
+        self.progress.phase(f"summing {self.d} columns of {self.source.name} (DuckDB)")
+        parts = ["count(*)"]
+        for grid in self.grids:
+            if grid is not None:
+                parts += [
+                    f"sum(CASE WHEN {grid.valid} THEN {grid.index} ELSE 0 END)",
+                    f"count(*) FILTER (WHERE NOT {grid.valid})",
+                ]
+        row = query(self.source, f"SELECT {', '.join(parts)} FROM {self.where}", self.wanted)
+        found = row.fetchone()
+        self._n = int(found[0])
+        sums: list[int] = []
+        at = 1
+        for i, grid in enumerate(self.grids):
+            if grid is None:
+                sums.append(sum(k * c for k, c in self._text_pairs(i).items()))
+                continue
+            total, bad = found[at], found[at + 1]
+            at += 2
+            if bad:
+                raise self._refused()
+            sums.append(int(total or 0))
+        self._sums = sums
+        return list(sums)
+
+    def column_counts(self, i: int) -> GridCounts:
+        column = self.columns[i]
+        if column.units >= 1 << 62:  # the counts are int64
+            raise ParameterError(
+                f"--bounds: column {column.name!r} has a grid of about "
+                f"2^{column.units.bit_length()} points (--bounds and --grid); at most 2^62 "
+                f"for a mechanism that counts each column's values"
+            )
+        grid = self.grids[i]
+        if grid is None:
+            return GridCounts.from_pairs(self._text_pairs(i).items())
+        self.progress.phase(f"counting column {self.columns[i].name!r} (DuckDB)")
+        sql = (
+            f"SELECT CASE WHEN {grid.valid} THEN {grid.index} ELSE -1 END AS k, count(*) "
+            f"FROM {self.where} GROUP BY k"
+        )
+        pairs = self._fetch(sql, i)
+        if any(k < 0 for k, _ in pairs):
+            raise self._refused()
+        return GridCounts.from_pairs(pairs)
+
+    def _fetch(self, sql: str, i: int) -> list[tuple[int, int]]:
+        """The rows of a ``GROUP BY``, within the memory limit (a value and a count each)."""
+        cursor = query(self.source, sql, self.wanted)
+        out: list[tuple[int, int]] = []
+        while batch := cursor.fetchmany(FETCH_ROWS):
+            out += batch
+            require_memory(
+                200 * len(out),
+                f"the distinct values of column {self.columns[i].name!r}",
+                f"{len(out):,} so far",
+            )
+        return out
+
+    def _text_pairs(self, i: int) -> dict[int, int]:
+        """Column ``i``'s count of each grid index, from its distinct texts, each read exactly."""
+        column = self.columns[i]
+        self.progress.phase(f"counting the values of column {column.name!r} (DuckDB)")
+        sql = f"SELECT v, count(*) FROM (SELECT {self.texts[i]} AS v FROM {self.where}) GROUP BY v"
+        merged: dict[int, int] = {}
+        for text, count in self._fetch(sql, i):
+            if text is None:
+                raise self._refused()
+            try:
+                k = column.index(str(text), self.source.name, self.clamp)
+            except ParameterError as error:
+                raise self._refused(error) from None
+            merged[k] = merged.get(k, 0) + int(count)
+        return merged

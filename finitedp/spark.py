@@ -1,0 +1,201 @@
+"""Every user-level mechanism on Spark: the executors compute statistics, the driver draws noise.
+
+Needs the optional extra ``finitedp[spark]``.  Histograms take :func:`spark_counts`,
+the streaming heavy hitters :func:`spark_sketch`, and the column mechanisms (vector
+sums, quantiles) :class:`SparkStatistics`, the
+:class:`~finitedp.statistics.ColumnStatistics` of a DataFrame's numeric columns:
+
+* **integer columns** (``byte``, ``short``, ``int``, ``long``) are mapped to their grid in
+  Spark with ``decimal(38, 0)`` arithmetic, exact: for ``lower = a/b`` and ``step = p/q``
+  a value ``v`` has ``t = (v b - a) q`` and index ``t / (b p)``; the constants' sizes
+  are checked first so that no value and no sum of ``n < 2^63`` of them can overflow,
+  otherwise the text path is taken;
+* **every other column** is grouped by its text (``cast(... as string)``), and each
+  distinct text is read exactly on the driver (``3``, ``-2.5``, ``7/4``; never a float).
+
+The statistics are exact integers, so a release from them is byte for byte the release
+from DuckDB's (:mod:`finitedp.io.duckstats`) or numpy's for the same draws.  A
+floating-point column is read through the text Spark gives it (Java's spelling), which
+may differ from DuckDB's: keep data exact (integers, decimals or text) for identical
+releases everywhere.
+
+>>> # stats = SparkStatistics(frame, [("a", -1, 1, "1/100"), ("b", 0, 10, 1)])
+>>> # ParallelotopeLaplace(grids, stats.n, 1).release_sums(stats.column_sums())
+>>> # ColumnQuantiles("exponential", columns, stats.n, 1, "1/2").release_from(stats)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import ParameterError
+from .histograms.spark import spark_counts
+from .io.numeric import NumericColumn
+from .selection.grid import Grid
+from .sketches.spark import spark_sketch
+from .statistics import GridCounts
+
+__all__ = ["SparkStatistics", "spark_counts", "spark_sketch"]
+
+#: Spark's integer types, by their ``simpleString``: read as integers in Spark.
+INTEGER_TYPES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+
+#: ``decimal(38, 0)`` holds every integer below ``10^38``.
+DECIMAL_LIMIT = 10**38
+
+
+def _column(spec: NumericColumn | Sequence[object]) -> NumericColumn:
+    if isinstance(spec, NumericColumn):
+        return spec
+    name, lower, upper, step = spec
+    grid = Grid(lower, upper, step)  # its own checks: exact values, a whole number of steps
+    return NumericColumn(str(name), grid.lower, grid.upper, grid.step)
+
+
+class _IntegerGrid:
+    """A column's grid as ``decimal(38, 0)`` expressions over an integer column."""
+
+    def __init__(self, column: NumericColumn, name: str, clamp: bool) -> None:
+        from pyspark.sql import functions as f
+
+        a, b = column.lower.numerator, column.lower.denominator
+        p, q = column.step.numerator, column.step.denominator
+        self.den, self.top = b * p, column.units * b * p
+
+        def lit(x: int) -> Any:
+            return f.lit(x).cast("decimal(38,0)")
+
+        t = f.col(name).cast("decimal(38,0)") * lit(b * q) - lit(a * q)
+        if clamp:
+            t = f.least(f.greatest(t, lit(0)), lit(self.top))
+        self.t = t
+        self.valid = (
+            f.col(name).isNotNull()
+            & (t >= lit(0))
+            & (t <= lit(self.top))
+            & (t % lit(self.den) == 0)
+        )
+
+    @staticmethod
+    def fits(column: NumericColumn, bits: int) -> bool:
+        """Whether every ``t`` and every sum of fewer than ``2^63`` of them stays in 38 digits."""
+        a, b = column.lower.numerator, column.lower.denominator
+        p, q = column.step.numerator, column.step.denominator
+        largest = (1 << bits) * b * q + abs(a) * q
+        return largest < DECIMAL_LIMIT and column.units * b * p << 63 < DECIMAL_LIMIT
+
+
+class SparkStatistics:
+    """:class:`~finitedp.statistics.ColumnStatistics` of a PySpark DataFrame's columns.
+
+    Args:
+        frame: a ``pyspark.sql.DataFrame``.
+        columns: each column's ``(name, lower, upper, step)`` (or a
+            :class:`~finitedp.io.numeric.NumericColumn`).
+        clamp: values outside a column's bounds are moved to them first.
+
+    Raises:
+        ParameterError: a column the DataFrame lacks, or a grid refused.
+    """
+
+    def __init__(
+        self,
+        frame: Any,
+        columns: Sequence[NumericColumn | Sequence[object]],
+        clamp: bool = False,
+    ) -> None:
+        self.frame, self.clamp = frame, clamp
+        self.columns = [_column(c) for c in columns]
+        types = dict(frame.dtypes)
+        self.grids: list[_IntegerGrid | None] = []
+        for column in self.columns:
+            if column.name not in types:
+                raise ParameterError(
+                    f"--columns: the DataFrame has no column {column.name!r} ({frame.columns})"
+                )
+            bits = INTEGER_TYPES.get(types[column.name])
+            typed = bits is not None and _IntegerGrid.fits(column, bits)
+            self.grids.append(_IntegerGrid(column, column.name, clamp) if typed else None)
+        self._n: int | None = None
+        self._sums: list[int] | None = None
+
+    @property
+    def n(self) -> int:
+        if self._n is None:
+            self._n = int(self.frame.count())
+        return self._n
+
+    @property
+    def d(self) -> int:
+        return len(self.columns)
+
+    def column_sums(self) -> list[int]:
+        from pyspark.sql import functions as f
+
+        if self._sums is not None:
+            return list(self._sums)
+        parts = [f.count(f.lit(1))]
+        for grid in self.grids:
+            if grid is not None:
+                parts += [
+                    f.sum(f.when(grid.valid, grid.t).otherwise(0)),
+                    f.count(f.when(~grid.valid, 1)),
+                ]
+        found = self.frame.agg(*parts).first()
+        self._n = int(found[0])
+        sums, at = [], 1
+        for i, grid in enumerate(self.grids):
+            if grid is None:
+                sums.append(sum(k * c for k, c in self._text_pairs(i).items()))
+                continue
+            total, bad = found[at], found[at + 1]
+            at += 2
+            if bad:
+                raise self._refused(i, grid)
+            sums.append(int(total or 0) // grid.den)
+        self._sums = sums
+        return list(sums)
+
+    def column_counts(self, i: int) -> GridCounts:
+        column, grid = self.columns[i], self.grids[i]
+        if column.units >= 1 << 62:
+            raise ParameterError(
+                f"--bounds: column {column.name!r} has a grid of about "
+                f"2^{column.units.bit_length()} points; at most 2^62 for a mechanism that "
+                f"counts each column's values"
+            )
+        if grid is None:
+            return GridCounts.from_pairs(self._text_pairs(i).items())
+        pairs = []
+        for t, count in self.frame.groupBy(grid.t.alias("t")).count().collect():
+            if t is None or t < 0 or t > grid.top or int(t) % grid.den:
+                raise self._refused(i, grid)
+            pairs.append((int(t) // grid.den, int(count)))
+        return GridCounts.from_pairs(pairs)
+
+    def _refused(self, i: int, grid: _IntegerGrid) -> ParameterError:
+        """A refused value of an integer column, shown (Spark rows have no line numbers)."""
+        column = self.columns[i]
+        (value,) = self.frame.filter(~grid.valid).select(column.name).first()
+        if value is None:
+            return ParameterError(f"column {column.name!r}: a row has no value (null)")
+        try:
+            column.index(str(value), "Spark", self.clamp)
+        except ParameterError as error:
+            return error
+        return ParameterError(f"column {column.name!r}: value {value} refused")  # pragma: no cover
+
+    def _text_pairs(self, i: int) -> dict[int, int]:
+        """Column ``i``'s count of each grid index, from its distinct texts, read exactly."""
+        from pyspark.sql import functions as f
+
+        column = self.columns[i]
+        text = f.col(column.name).cast("string").alias("v")
+        merged: dict[int, int] = {}
+        for value, count in self.frame.groupBy(text).count().toLocalIterator():
+            if value is None:
+                raise ParameterError(f"column {column.name!r}: {count} rows have no value (null)")
+            k = column.index(str(value), "Spark", self.clamp)
+            merged[k] = merged.get(k, 0) + int(count)
+        return merged

@@ -1,0 +1,125 @@
+"""The column mechanisms on Spark (local mode): the same release as DuckDB's, byte for byte.
+
+Laws: for the same seed, ``release --engine spark`` writes the document of
+``--engine duckdb`` but for its ``engine`` field, for every column entry that reads
+statistics, from CSV and Parquet (integer columns through Spark's exact decimals,
+text columns through their distinct texts); Spark's statistics are numpy's; a refused
+value is a ParameterError (exit status 2), never a release.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pytest
+from cli_run import run
+
+pytest.importorskip("pyspark")
+
+from pyspark.sql import SparkSession
+
+from finitedp.errors import ParameterError
+from finitedp.registry import COLUMNS
+from finitedp.spark import SparkStatistics
+from finitedp.statistics import ArrayStatistics
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("finitedp-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+ROWS = [(i % 7 - 3, (i * 5) % 9, f"{(i * 3) % 5}/4") for i in range(40)]
+SPEC = [("a", -3, 3, 1), ("b", 0, 8, 1), ("c", 0, 1, "1/4")]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("spark-columns")
+    csv = folder / "t.csv"
+    csv.write_text("a,b,c\n" + "".join(f"{a},{b},{c}\n" for a, b, c in ROWS), encoding="utf-8")
+    parquet = folder / "t.parquet"
+    duckdb.sql(
+        f"COPY (SELECT a::INTEGER AS a, b::BIGINT AS b, c FROM read_csv('{csv}', all_varchar "
+        f"= true)) TO '{parquet}' (FORMAT parquet)"
+    )
+    return {"csv": csv, "parquet": parquet}
+
+
+def _expected() -> ArrayStatistics:
+    columns = [
+        np.array([r[0] + 3 for r in ROWS]),
+        np.array([r[1] for r in ROWS]),
+        np.array([int(r[2].split("/")[0]) for r in ROWS]),
+    ]
+    return ArrayStatistics(columns)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_spark_statistics_are_the_rows_statistics(
+    spark: Any, files: dict[str, Path], kind: str
+) -> None:
+    reader = spark.read
+    frame = (
+        reader.parquet(str(files[kind]))
+        if kind == "parquet"
+        else reader.csv(str(files[kind]), header=True)
+    )
+    stats, expected = SparkStatistics(frame, SPEC), _expected()
+    assert [g is not None for g in stats.grids] == [kind == "parquet"] * 2 + [False]
+    assert stats.n == expected.n and stats.column_sums() == expected.column_sums()
+    for i in range(3):
+        assert stats.column_counts(i).pairs() == expected.column_counts(i).pairs()
+
+
+def _release(path: Path, name: str, engine: str, capsys: pytest.CaptureFixture[str]) -> Any:
+    budget = ["--rho", "1/2"] if COLUMNS[name].budget == "rho" else ["--epsilon", "1"]
+    argv = ["release", str(path), "--mechanism", name, *budget, "--columns", "a,b,c"]
+    argv += ["--bounds=-3:3,0:8,0:1", "--grid", "1,1,1/4", "--seed", "5eed", "--quiet"]
+    code, out, err = run([*argv, "--engine", engine], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("name", [n for n, e in COLUMNS.items() if e.reads != "values"])
+def test_every_engine_writes_the_same_release(
+    spark: Any, files: dict[str, Path], capsys: pytest.CaptureFixture[str], kind: str, name: str
+) -> None:
+    duck = _release(files[kind], name, "duckdb", capsys)
+    sparked = _release(files[kind], name, "spark", capsys)
+    assert duck.pop("engine") == "duckdb" and sparked.pop("engine") == "spark"
+    assert json.dumps(duck) == json.dumps(sparked)
+
+
+def test_a_refused_value_is_an_error_on_spark(spark: Any) -> None:
+    frame = spark.createDataFrame([(1,), (9,)], "v long")
+    with pytest.raises(ParameterError, match="value 9 is outside"):
+        SparkStatistics(frame, [("v", 0, 4, 1)]).column_sums()
+    with pytest.raises(ParameterError, match="value 9 is outside"):
+        SparkStatistics(frame, [("v", 0, 4, 1)]).column_counts(0)
+    text = spark.createDataFrame([("1",), ("x",)], "v string")
+    with pytest.raises(ParameterError, match="not an exact number"):
+        SparkStatistics(text, [("v", 0, 4, 1)]).column_sums()
+    nulls = spark.createDataFrame([(1,), (None,)], "v long")
+    with pytest.raises(ParameterError, match="null"):
+        SparkStatistics(nulls, [("v", 0, 4, 1)]).column_sums()
+    with pytest.raises(ParameterError, match="no column 'w'"):
+        SparkStatistics(frame, [("w", 0, 4, 1)])
