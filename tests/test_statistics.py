@@ -25,7 +25,6 @@ from finitedp.io.progress import Progress
 from finitedp.io.tables import opened_input
 from finitedp.statistics import ArrayStatistics, GridCounts
 
-
 Stats = tuple[int, list[int], list[list[tuple[int, int]]]]
 
 

@@ -126,6 +126,9 @@ def _orders(rho: Fraction, epsilon: Fraction, integer_orders: bool) -> list[Frac
         if not integer_orders:
             quarter = (4 * centre).numerator // (4 * centre).denominator
             found |= {Fraction(quarter + j, 4) for j in (-1, 0, 1, 2)}
+            if centre < 2:  # large rho: the best order is near 1, where quarters are coarse
+                fine = (64 * centre).numerator // (64 * centre).denominator
+                found |= {Fraction(fine + j, 64) for j in (-1, 0, 1, 2)}
     return sorted(a for a in found if a > 1)
 
 
