@@ -598,10 +598,10 @@ MUTATIONS = (
     ),
     # PLAN (issue 24; issue 29's run on the new package)
     Mutation(
-        "finitedp/mean/plan.py",
-        "self.clipped = ",
-        "probe.rank_error(self.beta / 3)",
-        "probe.rank_error(self.beta / 2)",
+        "finitedp/mean/shares.py",
+        "def clipped_beyond",
+        "probe.rank_error(inputs.beta / 3)",
+        "probe.rank_error(inputs.beta / 2)",
         ("tests/test_plan.py",),
     ),
     Mutation(

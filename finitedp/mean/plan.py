@@ -49,75 +49,73 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from math import isqrt
-from typing import Literal
+from typing import Any
 
 import numpy as np
 
 from ..accounting import Accountant, Guarantee
 from ..aggregation.vectorsum import EllipticalGaussian
-from ..counting.gaussiannoise import DEFAULT_LAW, check_law
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source
 from ..params import (
-    check_positive_int,
-    positive_fraction,
-    probability,
     short_fraction,
     short_int,
 )
 from ..selection.grid import Grid
 from ..selection.quantile import ExponentialQuantile
+from .budget import plan_budget
 from .release import (
     LISTING_SHARES,
     NEIGHBOURS,
     PLAN_RELEASE_VERSION,
     MeanRelease,
     naming_rho,
-    parse_shares,
-    parse_variance,
 )
 from .rounds import (
-    MAX_ROUNDS,
-    grown_units,
     noise_guarantees,
     round_noises,
     run_rounds,
-    split_for,
-    viable_rounds,
 )
 from .scaling import (
-    SCALE_BITS,
     binary_variances,
-    check_exponent,
-    clip_grid,
     clip_levels,
     clipped_sum,
-    gap_levels,
     index_rows,
     integer_scales,
     level_of,
     norm_bounds,
-    require_plan_time,
     sqrt_floor,
 )
-from .shares import Selector, lighter_radius, rank_error, selector, shares_by_need
+from .shares import Selector, clipped_beyond, rank_error
 from .sparse import release_sets
 
 __all__ = ["LISTING_SHARES", "NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
-
-#: The ratio of the gaps' geometric grid (spreads are estimated to within it).
-SPREAD_RATIO = Fraction(6, 5)
 
 #: The most ``delta0`` (the noise tables' tail mass in the zCDP statement) that the default
 #: ``K`` and tables may state: above it the constructor refuses.
 MAX_DELTA0 = Fraction(1, 1 << 20)
 
-#: The largest budget PLAN takes.
-MAX_RHO = 64
-
 #: Columns sorted at once for the quantiles, and rows scaled at once: memory per block.
 COLUMN_BLOCK = 256
 ROW_BLOCK = 4096
+
+
+def check_total(total: Guarantee, rho: Fraction, d: int, units: int, defaults: bool) -> None:
+    """Refuse a composition above ``rho``, and with the default ``K`` and tables one whose
+    ``delta0`` passes ``MAX_DELTA0`` (a statement that says little)."""
+    if total.rho is None or total.rho > rho:
+        raise ParameterError(
+            f"rho: the steps compose to "
+            f"{'nothing' if total.rho is None else short_fraction(total.rho)}, above rho = "
+            f"{short_fraction(rho)}; use larger noise tables (noise_precision) or a larger rho"
+        )
+    if defaults and total.rho_delta > MAX_DELTA0:
+        raise ParameterError(
+            f"rho: got {short_fraction(rho)}; the default noise tables cannot certify it at "
+            f"d = {d}: their tails leave delta0 = {float(total.rho_delta):.2g} > 2^-20 (a "
+            f"round's share too small for K = {units}, or above about 10); use another rho, "
+            f"or give units or noise_precision to accept that delta0"
+        )
 
 
 class PLAN:
@@ -189,177 +187,65 @@ class PLAN:
         d: object,
         n: object,
         rho: object,
-        step: object = 1,
-        p: object = 2,
-        variance: Literal["gaussian", "binary"] | Sequence[object] = "gaussian",
-        selection: Literal["auto", "exponential", "binary", "gaussian"] = "auto",
-        centre: Literal["median", "lower"] | None = None,
-        clipped: object = None,
-        beta: object = "1/10",
-        shares: Sequence[object] | None = None,
-        units: object = None,
-        clip_ratio: object = "65/64",
-        clip_count: object = None,
-        noise_radius: object = None,
-        noise_precision: object = None,
-        rounds: object = None,
-        noise_split: Sequence[object] | None = None,
-        noise_law: object = None,
+        **options: Any,
     ) -> None:
-        self.grid = Grid(lower, upper, step)
-        sized = noise_radius is not None or noise_precision is not None  # a table's options
-        self.noise_law = check_law(noise_law or ("table" if sized else DEFAULT_LAW))
-        self.d = check_positive_int(d, "d")
-        if self.d >= 1 << 20:
-            raise ParameterError(f"d: got {self.d}; PLAN takes fewer than 2^20 coordinates")
-        self.n = check_positive_int(n, "n")
-        if self.n < 2:
-            raise ParameterError(f"n: got {self.n}; PLAN needs at least 2 rows")
-        self.rho = positive_fraction(rho, "rho")
-        if self.rho > MAX_RHO:
-            raise ParameterError(
-                f"rho: got {short_fraction(self.rho)}; at most {MAX_RHO} (beyond, the noise "
-                f"tables degenerate and the release would be the exact mean)"
-            )
-        self.p = check_exponent(p)
-        self.beta = probability(beta, "beta")
-        if selection not in ("auto", "exponential", "binary", "gaussian"):
-            raise ParameterError(
-                f"selection: got {selection!r}; use 'auto', 'exponential', 'binary' or 'gaussian'"
-            )
-        # "auto" tries the exponential mechanism first (shares_by_need may switch it)
-        self.selection = "exponential" if selection == "auto" else selection
-        self.span = self.grid.size - 1
-        if self.span.bit_length() > SCALE_BITS - 8:
-            raise ParameterError(
-                f"step: the grid from lower to upper has {short_int(self.span)} steps; PLAN "
-                f"takes fewer than 2^{SCALE_BITS - 8}: use a coarser step or narrower bounds"
-            )
-        root = isqrt(self.d - 1) + 1 if self.d > 1 else 1
-        default_units = min(16 * root, (1 << 13) - 1)  # grown with n at step 4
-        self.units = default_units if units is None else check_positive_int(units, "units")
-        if not root <= self.units < 1 << 13:
-            raise ParameterError(
-                f"units: got {short_int(self.units)}; K must lie in [ceil(sqrt(d)), 2^13) = "
-                f"[{root}, 8192)"
-            )
-        self.variance_kind, self._public = parse_variance(variance, self.d)
-        if centre is None:  # binary data are not recentred (the authors' plan_binary)
-            centre = "lower" if self.variance_kind == "binary" else "median"
-        if centre not in ("median", "lower"):
-            raise ParameterError(f"centre: got {centre!r}; use 'median' or 'lower'")
-        self.centred = centre == "median"
-        # The pairs' gaps |x - y| (grid units) are read on a geometric grid: level k
-        # covers gaps up to T_k = ceil(r^k); the spread is a constant-factor estimate,
-        # and a few dozen levels (not 2M/step points) keep the median's tail short.
-        self.gap_levels = gap_levels(self.span, SPREAD_RATIO)
-        self._gap_grid = Grid(0, max(1, len(self.gap_levels) - 1))
-        public = self._public is not None
-        asked = None if rounds is None else check_positive_int(rounds, "rounds")
-        if asked is not None and asked > MAX_ROUNDS:
-            raise ParameterError(f"rounds: got {short_int(asked)}; PLAN takes 1 to {MAX_ROUNDS}")
-        if shares is not None:
-            self.shares, self.rounds = parse_shares(shares, public, self.centred), asked or 1
-        else:
-            self.shares, self.rounds, placed = shares_by_need(self, public, asked)
-            if selection == "auto" and not placed:  # the Gaussian search fails less far out
-                self.selection = "gaussian"
-                self.shares, self.rounds, _ = shares_by_need(self, public, asked)
-        self.clip_ratio, self.clip_count = clip_grid(clip_ratio, clip_count, root)
-        levels = Grid(0, max(1, self.clip_count - 1))
-        repairing = shares is None and asked is None and self.rounds > 1
-        if repairing:  # as many rounds as the radius quantiles can pay for, or one (.rounds)
-            radius_total = self.shares[2] * self.rho
-            self.rounds = viable_rounds(self.n, lambda r: self._clipped(levels, radius_total / r))
-            if self.rounds == 1:  # the rounds would clip most rows: one round buys the centre
-                self.shares, self.rounds, _ = shares_by_need(self, public, 1)
-                repairing = False
-        require_plan_time(self.d, self.rounds)  # public work first: before any table
-        c_share, v_share, r_total, noise_total = (s * self.rho for s in self.shares)
+        # Every decision first, from public values (mean/budget.py), then the steps' mechanisms.
+        self.budget = b = plan_budget(lower, upper, d=d, n=n, rho=rho, **options)
+        i = b.inputs
+        self.grid, self.d, self.n, self.rho, self.beta = i.grid, i.d, i.n, i.rho, i.beta
+        self.p, self.variance_kind, self.selection, self.noise_law = (
+            b.p,
+            i.variance_kind,
+            i.selection,
+            i.noise_law,
+        )
+        self.centred, self.gap_levels, self.span = i.centred, list(i.gap_levels), i.grid.size - 1
+        self.shares, self.rounds, self.noise_split, self.units = (
+            b.shares,
+            b.rounds,
+            b.noise_split,
+            b.units,
+        )
+        self.clip_ratio, self.clip_count, self.clipped = b.clip_ratio, b.clip_count, b.clipped
+        c_share, v_share = (s * self.rho for s in b.shares[:2])
         self.accountant = Accountant(NEIGHBOURS)
-        # 1. the centre: one quantile per coordinate on the data grid (or the public lower end).
-        self.centre: Selector | None = None
+        self.centre: Selector | None = None  # 1. the centre: a median per coordinate
         if self.centred:
-            self.centre = self._selector(self.grid, self.n, Fraction(1, 2), c_share / self.d)
+            self.centre = i.selector(self.grid, self.n, Fraction(1, 2), c_share / self.d)
             self.accountant.add(self.centre.guarantee("centre (median per coordinate)"), self.d)
-        # 2. the spread.
-        self.spread: Selector | EllipticalGaussian | None = None
+        self.spread: Selector | EllipticalGaussian | None = None  # 2. the spread
         if self.variance_kind == "gaussian":
-            self.spread = self._selector(
-                self._gap_grid, self.n // 2, Fraction(1, 2), v_share / self.d
-            )
+            self.spread = i.selector(i.gap_grid, self.n // 2, Fraction(1, 2), v_share / self.d)
             self.accountant.add(self.spread.guarantee("spread (median |x - y| per pair)"), self.d)
         elif self.variance_kind == "binary":
-            self.spread = EllipticalGaussian(
-                [self.grid] * self.d, self.n, v_share, p=2, noise_law=self.noise_law
-            )
+            grids = [self.grid] * self.d
+            self.spread = EllipticalGaussian(grids, self.n, v_share, p=2, noise_law=i.noise_law)
             self.accountant.add(self.spread.guarantee)
-        # 3. the clipping radius: levels of a geometric grid (set per release: they
-        #    depend on the scales), the selector's grid is the levels' indices.
-        if shares is None and self.rounds == 1:  # the radius' spare share to the noise
-            self.shares = lighter_radius(
-                self.shares, self.n, lambda s: self._clipped(levels, s * self.rho)
-            )
-            r_total, noise_total = self.shares[2] * self.rho, self.shares[3] * self.rho
-        r_share = r_total / self.rounds
-        self.noise_split = split_for(self.rounds, noise_split, repairing)
-        self._radius_share = r_share
-        self.clipped = self._clipped(levels, r_share)
-        if clipped is not None:
-            self.clipped = check_positive_int(clipped, "clipped")
-            if self.clipped >= self.n:
-                raise ParameterError(
-                    f"clipped: got {short_int(self.clipped)}; it must be below "
-                    f"n = {short_int(self.n)}"
-                )
-        elif self.variance_kind == "binary":  # heavy-tailed baskets: clip a tenth
-            self.clipped = max(self.clipped, self.n // 10)
-        quantile = Fraction(self.n - self.clipped, self.n)
-        self.radius = self._selector(levels, self.n, quantile, r_share, "exponential")
-        self.accountant.add(
-            self.radius.guarantee("clipping radius (quantile of norms)"), self.rounds
-        )
-        # 4. the noise: l2 sensitivity 2K units, round t with its share rho_t.
-        round_shares = [noise_total * f for f in self.noise_split]
-        if units is None:  # 0/1 rows all round alike: K grows to n/2 (proofs_notes/plan.md)
-            self.units = grown_units(self.units, self.n, min(round_shares), root)
+        # 3. the radius: a quantile of the norms' levels (the levels are set per release)
+        levels, q = Grid(0, max(1, self.clip_count - 1)), Fraction(self.n - self.clipped, self.n)
+        self.radius = i.selector(levels, self.n, q, b.radius_share, "exponential")
+        self.accountant.add(self.radius.guarantee("clipping radius (quantile of norms)"), b.rounds)
+        # 4. the noise of each round: l2 sensitivity 2K units
         self.noises = round_noises(
-            round_shares, self.units, noise_radius, noise_precision, self.noise_law
+            b.round_shares, b.units, b.noise_radius, b.noise_precision, i.noise_law
         )
         self.noise = self.noises[-1]
-        for guarantee, count in noise_guarantees(self.noise_split, self.noises, self.units, self.d):
+        for guarantee, count in noise_guarantees(b.noise_split, self.noises, b.units, self.d):
             self.accountant.add(guarantee, count)
-        total = self.accountant.total()
-        if total.rho is None or total.rho > self.rho:
-            raise ParameterError(
-                f"rho: the steps compose to "
-                f"{'nothing' if total.rho is None else short_fraction(total.rho)}, above rho = "
-                f"{short_fraction(self.rho)}; use larger noise tables (noise_precision) or a "
-                f"larger rho"
-            )
-        defaults = units is None and noise_radius is None and noise_precision is None
-        if defaults and total.rho_delta > MAX_DELTA0:  # never a statement that says little
-            raise ParameterError(
-                f"rho: got {short_fraction(self.rho)}; the default noise tables cannot certify "
-                f"it at d = {self.d}: their tails leave delta0 = {float(total.rho_delta):.2g} "
-                f"> 2^-20 (a round's share too small for K = {self.units}, or above about 10); "
-                f"use another rho, or give units or noise_precision to accept that delta0"
-            )
+        check_total(self.accountant.total(), self.rho, self.d, self.units, b.defaults)
 
     def _selector(
         self, grid: Grid, n: int, quantile: Fraction, rho: Fraction, kind: str | None = None
     ) -> Selector:
         """The quantile mechanism with zCDP at most ``rho`` (:func:`.shares.selector`)."""
-        return selector(kind or self.selection, grid, n, quantile, rho, self.noise_law)
+        return self.budget.inputs.selector(grid, n, quantile, rho, kind)
 
     def _clipped(self, levels: Grid, share: Fraction) -> int:
-        """Rows expected beyond the radius: ``ceil(sqrt(n))`` plus the radius quantile's
-        rank error at ``beta/3`` with ``share`` (at most ``n``)."""
-        probe = self._selector(levels, self.n, Fraction(0), share, "exponential")
-        return min(self.n, isqrt(self.n - 1) + 1 + probe.rank_error(self.beta / 3))
+        """Rows expected beyond the radius (:func:`.shares.clipped_beyond`)."""
+        return clipped_beyond(self.budget.inputs, levels, share)
 
     def _rank_error(self, step: str, share: Fraction) -> int | None:
-        return rank_error(self, step, share)
+        return rank_error(self.budget.inputs, step, share)
 
     @property
     def centre_bound(self) -> int | None:
@@ -431,8 +317,8 @@ class PLAN:
                 estimates = self.spread.release_sums(sums(), rng).estimates
                 variances = binary_variances(estimates, self.grid, self.d, self.n)
             else:
-                assert self._public is not None
-                variances = list(self._public)
+                assert self.budget.public_variances is not None
+                variances = list(self.budget.public_variances)
             tau = [sqrt_floor(v) for v in variances]
         mean = sum(tau, Fraction(0)) / self.d
         return [t + mean for t in tau]

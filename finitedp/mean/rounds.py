@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from math import isqrt
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..accounting import Guarantee
 from ..counting.gaussiannoise import GaussianNoise, gaussian_noise
@@ -35,9 +35,6 @@ from ..oracle import RandomSource
 from ..params import exact_fraction, short_fraction
 from ..selection.grid import Grid
 from .release import MeanRelease, Round
-
-if TYPE_CHECKING:
-    from .plan import PLAN
 
 __all__ = [
     "LIGHT_ROUNDS",
@@ -48,6 +45,7 @@ __all__ = [
     "REPAIR_ROUNDS",
     "REPAIR_VIABLE",
     "Round",
+    "RoundPlan",
     "combine",
     "grown_units",
     "light_split",
@@ -258,8 +256,27 @@ def nearest_indices(grid: Grid, estimates: Sequence[Fraction]) -> list[int]:
     return out
 
 
+class RoundPlan(Protocol):
+    """What the rounds read of a PLAN: public values and the noises, never the rows."""
+
+    @property
+    def grid(self) -> Grid: ...
+    @property
+    def d(self) -> int: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def units(self) -> int: ...
+    @property
+    def noise_split(self) -> tuple[Fraction, ...]: ...
+    @property
+    def noises(self) -> tuple[GaussianNoise, ...]: ...
+    @property
+    def guarantee(self) -> Guarantee: ...
+
+
 def run_rounds(
-    plan: PLAN,
+    plan: RoundPlan,
     centre: list[int],
     scales: list[int],
     clip: Callable[[list[int]], tuple[int, list[int]]],

@@ -9,8 +9,9 @@ Everything here is a function of public values (``n``, ``d``, the grid, ``rho``,
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from math import isqrt
 
 from ..errors import ParameterError
 from ..selection.gaussianquantile import GaussianBinarySearchQuantile
@@ -19,14 +20,13 @@ from ..selection.quantile import BinarySearchQuantile, ExponentialQuantile
 from .rounds import REPAIR_CLIPPED, REPAIR_ROUNDS
 from .scaling import budget_epsilon
 
-if TYPE_CHECKING:
-    from .plan import PLAN
-
 __all__ = [
     "LIGHT_RADIUS_SHARE",
     "RADIUS_SHARE",
     "SPREAD_CAP",
+    "PlanInputs",
     "Selector",
+    "clipped_beyond",
     "least_share",
     "lighter_radius",
     "rank_error",
@@ -61,6 +61,51 @@ RADIUS_SHARE = Fraction(1, 16)
 #: 1/8``; 0.618 / 0.592 at ``rho = 1/4`` (IOME 0.716 / 0.563); better too on A ``d =
 #: 64``, B ``alpha = 2`` and binary data (``benchmarks/plan_experiments.py``).
 LIGHT_RADIUS_SHARE = Fraction(1, 64)
+
+
+@dataclass(frozen=True)
+class PlanInputs:
+    """PLAN's public parameters, checked: what every budget decision reads.
+
+    Attributes:
+        grid: every coordinate's grid; d, n: the dimension and the public row count.
+        rho, beta: the budget and the accuracy statements' failure probability.
+        variance_kind: ``"gaussian"``, ``"binary"`` or ``"public"``.
+        selection: the per-coordinate quantiles' mechanism (as decided so far).
+        centred: the centre is the median (else the grid's lower end).
+        gap_levels: the gaps' geometric grid ``T_k``.
+        noise_law: the discrete Gaussian's law.
+    """
+
+    grid: Grid
+    d: int
+    n: int
+    rho: Fraction
+    beta: Fraction
+    variance_kind: str
+    selection: str
+    centred: bool
+    gap_levels: tuple[int, ...]
+    noise_law: str
+
+    @property
+    def gap_grid(self) -> Grid:
+        """The spread selector's grid: the gap levels' indices."""
+        return Grid(0, max(1, len(self.gap_levels) - 1))
+
+    def selector(
+        self, grid: Grid, n: int, quantile: Fraction, rho: Fraction, kind: str | None = None
+    ) -> Selector:
+        """The quantile mechanism (``selection`` unless ``kind``) with zCDP at most ``rho``."""
+        return selector(kind or self.selection, grid, n, quantile, rho, self.noise_law)
+
+
+def clipped_beyond(inputs: PlanInputs, levels: Grid, share: Fraction) -> int:
+    """Rows expected beyond the radius: ``ceil(sqrt(n))`` plus the radius quantile's
+    rank error at ``beta/3`` with ``share`` (at most ``n``)."""
+    n = inputs.n
+    probe = inputs.selector(levels, n, Fraction(0), share, "exponential")
+    return min(n, isqrt(n - 1) + 1 + probe.rank_error(inputs.beta / 3))
 
 
 def selector(
@@ -99,21 +144,21 @@ def selector(
     )
 
 
-def rank_error(plan: PLAN, step: str, share: Fraction) -> int | None:
+def rank_error(plan: PlanInputs, step: str, share: Fraction) -> int | None:
     """A per-coordinate step's rank error at ``beta/(3d)`` with ``share rho`` (``None``:
     beyond what the selector can state)."""
     if step == "centre":
         grid, n = plan.grid, plan.n
     else:
-        grid, n = plan._gap_grid, plan.n // 2
-    selector = plan._selector(grid, n, Fraction(1, 2), share * plan.rho / plan.d)
+        grid, n = plan.gap_grid, plan.n // 2
+    selector = plan.selector(grid, n, Fraction(1, 2), share * plan.rho / plan.d)
     try:
         return selector.rank_error(plan.beta / (3 * plan.d))
     except ParameterError:
         return None
 
 
-def least_share(plan: PLAN, step: str, low: int, high: int, target: int) -> Fraction | None:
+def least_share(plan: PlanInputs, step: str, low: int, high: int, target: int) -> Fraction | None:
     """The least ``k/256`` in ``[low, high]/256`` whose rank error is below ``target``."""
     for k in range(low, high + 1):
         error = rank_error(plan, step, Fraction(k, 256))
@@ -123,7 +168,7 @@ def least_share(plan: PLAN, step: str, low: int, high: int, target: int) -> Frac
 
 
 def shares_by_need(
-    plan: PLAN, public: bool, rounds: int | None = None
+    plan: PlanInputs, public: bool, rounds: int | None = None
 ) -> tuple[tuple[Fraction, ...], int, bool]:
     """The default split and rounds: each private step gets what its statement needs.
 

@@ -23,21 +23,39 @@ and ``O(d)`` per clipped row.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from math import isqrt
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from ..errors import ParameterError
 from ..oracle import RandomSource
-from .rounds import run_rounds
+from .release import MeanRelease
+from .rounds import RoundPlan, run_rounds
 from .scaling import ceil_sqrt, integer_scales, level_of
+from .shares import Selector
 
-if TYPE_CHECKING:
-    from .plan import PLAN
-    from .release import MeanRelease
+
+class SetsPlan(RoundPlan, Protocol):
+    """What the sparse path reads of a PLAN: its public values and steps."""
+
+    @property
+    def p(self) -> int: ...
+    @property
+    def span(self) -> int: ...
+    @property
+    def radius(self) -> Selector: ...
+    def centres(self, columns: Callable[[slice], np.ndarray], rng: RandomSource) -> list[int]: ...
+    def spreads(
+        self,
+        gaps: Callable[[slice], np.ndarray],
+        sums: Callable[[], list[int]],
+        rng: RandomSource,
+    ) -> list[Fraction]: ...
+    def levels(self, scales: list[int]) -> list[int]: ...
+
 
 __all__ = ["release_sets"]
 
@@ -47,7 +65,7 @@ def _rounded(w: np.ndarray, num: int, den: int) -> np.ndarray:
     return (2 * w * num + den) // (2 * den)
 
 
-def release_sets(plan: PLAN, sets: Sequence[Sequence[int]], rng: RandomSource) -> MeanRelease:
+def release_sets(plan: SetsPlan, sets: Sequence[Sequence[int]], rng: RandomSource) -> MeanRelease:
     """:meth:`PLAN.release_indices` of the 0/1 rows whose 1s are ``sets[j]``.
 
     Raises:

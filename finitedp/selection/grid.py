@@ -87,6 +87,14 @@ class Grid:
             [self.index(v, f"values[{i}]") for i, v in enumerate(values)], dtype=np.int64
         )
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Grid):
+            return NotImplemented
+        return (self.lower, self.step, self.size) == (other.lower, other.step, other.size)
+
+    def __hash__(self) -> int:
+        return hash((self.lower, self.step, self.size))
+
     def value(self, index: int) -> Fraction:
         """The grid point with this index."""
         return self.lower + index * self.step
