@@ -36,7 +36,7 @@ from .selection.grid import Grid
 from .sketches.spark import spark_sketch
 from .statistics import GridCounts
 
-__all__ = ["SparkStatistics", "spark_counts", "spark_sketch"]
+__all__ = ["SparkStatistics", "read_frame", "spark_counts", "spark_sketch"]
 
 #: Spark's integer types, by their ``simpleString``: read as integers in Spark.
 INTEGER_TYPES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -199,3 +199,25 @@ class SparkStatistics:
             k = column.index(str(value), "Spark", self.clamp)
             merged[k] = merged.get(k, 0) + int(count)
         return merged
+
+
+def read_frame(path: str, kind: str) -> Any:
+    """The DataFrame ``spark.read`` makes of a CSV (header row, every field a string) or
+    Parquet file, in the session ``SparkSession.builder`` gives (``local[*]`` unless a
+    master is configured).
+
+    Raises:
+        ParameterError: pyspark is not installed, or a text file (``--format text``).
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ParameterError(
+            "--engine spark: pyspark is not installed; pip install 'finitedp[spark]'"
+        ) from None
+    if kind not in ("csv", "parquet"):
+        raise ParameterError(f"--engine spark: reads CSV and Parquet files, not --format {kind}")
+    reader = SparkSession.builder.appName("finitedp").getOrCreate().read
+    if kind == "parquet":
+        return reader.parquet(path)
+    return reader.csv(path, header=True, inferSchema=False, enforceSchema=False)

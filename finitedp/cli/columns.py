@@ -40,7 +40,7 @@ __all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "relea
 AT_DELTA = "1/1000000"
 
 #: Flags only the column mechanisms take, and flags only the histogram mechanisms take.
-COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp", "items", "engine")
+COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp", "items")
 HISTOGRAM_ONLY = ("column", "universe", "value_column", "value_bound", "value_step")
 
 
@@ -237,23 +237,10 @@ def _statistics(
     """The statistics of ``source``'s columns from the engine asked for."""
     if engine == "duckdb":
         return DuckDBStatistics(source, columns, progress, clamp)
-    try:
-        from pyspark.sql import SparkSession
+    from ..spark import SparkStatistics, read_frame  # pyspark only when asked for
 
-        from ..spark import SparkStatistics
-    except ImportError:
-        raise ParameterError(
-            "--engine spark: pyspark is not installed; pip install 'finitedp[spark]'"
-        ) from None
-    progress.phase(f"starting Spark to read {source.name}")
-    spark = SparkSession.builder.appName("finitedp").getOrCreate()
-    reader = spark.read
-    frame = (
-        reader.parquet(source.path)
-        if source.kind == "parquet"
-        else reader.csv(source.path, header=True, inferSchema=False, enforceSchema=False)
-    )
-    return SparkStatistics(frame, columns, clamp)
+    progress.phase(f"reading {source.name} with Spark")
+    return SparkStatistics(read_frame(source.path, source.kind), columns, clamp)
 
 
 def _flagged(message: str, names: list[str]) -> str:

@@ -219,13 +219,25 @@ def _release(args: argparse.Namespace) -> int:
     to_stdout = args.out in (None, STDOUT)
     kind = input_format(args.input, args.column, args.format)
     stream = entry is not None and not entry.public_n  # the rows, in order, are a stream
+    engine = args.engine or "duckdb"
     data: Any
     with (
         Progress(not args.quiet, DELAY_SECONDS) as progress,
         opened_input(args.input, kind) as source,
     ):
         progress.phase(f"reading {source.name}")
-        if values is not None:
+        if engine == "spark":  # Spark counts; the noise is drawn here, on the driver
+            if values is not None or stream:
+                raise ParameterError(
+                    "--engine spark: counts a column of keys for the histogram mechanisms; "
+                    f"{'--value-column' if values is not None else 'a stream mechanism'} is "
+                    "read by DuckDB (leave --engine out)"
+                )
+            from ..spark import read_frame, spark_counts  # pyspark only when asked for
+
+            frame = read_frame(source.path, source.kind)
+            n, data = spark_counts(frame, args.column, universe.size, encode=universe.encode)
+        elif values is not None:
             columns = (args.column, args.value_column)
             data = read_sums(source, columns, universe, values, progress)
             n = data.n
@@ -274,6 +286,7 @@ def _release(args: argparse.Namespace) -> int:
                 bin_entry(universe, x, _count_json(release[x])) for x, _ in release.heavy
             ]
         document["seeded"] = args.seed is not None
+        document["engine"] = engine
         progress.phase("writing the release")
         payload = write_document(with_displays(document), None if to_stdout else args.out)
     summary = (
@@ -434,9 +447,9 @@ def add_release(commands: Any) -> None:
     release.add_argument(
         "--engine",
         choices=["duckdb", "spark"],
-        help=f"{sums}: where the statistics are computed (default duckdb, in this process; "
+        help="where counts and statistics are computed (default duckdb, in this process; "
         "spark: the session of pyspark's SparkSession.builder, reading the file with "
-        "spark.read; the same release either way)",
+        "spark.read; the same release either way, the noise drawn here)",
     )
     release.add_argument(
         "--clamp",
