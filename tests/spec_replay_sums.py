@@ -8,6 +8,7 @@ the recursions, the split and the tables are written again from the spec.
 from __future__ import annotations
 
 import decimal
+import functools
 from bisect import bisect_left
 from collections.abc import Callable
 from fractions import Fraction
@@ -147,7 +148,8 @@ def _split(deltas: list[Fraction], e: Fraction, l2: bool) -> list[Fraction]:
     return [Fraction(v, scale) for v in x]
 
 
-def _gaussian_table(sigma2: Fraction) -> list[int]:
+@functools.cache
+def _gaussian_table(sigma2: Fraction) -> tuple[int, ...]:
     if sigma2 <= 1 << 28:
         precision = 128
     else:
@@ -163,7 +165,7 @@ def _gaussian_table(sigma2: Fraction) -> list[int]:
         margin = decimal.Decimal(10) ** -60
         assert x - floor > margin and floor + 1 - x > margin
         if floor == 0:
-            return out
+            return tuple(out)
         out.append(floor)
         z += 1
 
