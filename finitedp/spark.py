@@ -31,7 +31,7 @@ from typing import Any
 
 from .errors import ParameterError
 from .histograms.spark import spark_counts
-from .io.numeric import NumericColumn
+from .io.numeric import IntegerGrid, NumericColumn
 from .selection.grid import Grid
 from .sketches.spark import spark_sketch
 from .statistics import GridCounts
@@ -59,6 +59,7 @@ class _IntegerGrid:
     def __init__(self, column: NumericColumn, name: str, clamp: bool) -> None:
         from pyspark.sql import functions as f
 
+        self.name, self.map = name, IntegerGrid(column, clamp)
         a, b = column.lower.numerator, column.lower.denominator
         p, q = column.step.numerator, column.step.denominator
         self.den, self.top = b * p, column.units * b * p
@@ -76,6 +77,43 @@ class _IntegerGrid:
             & (t <= lit(self.top))
             & (t % lit(self.den) == 0)
         )
+
+    def sum_parts(self) -> list[Any]:
+        """Aggregates that :meth:`sum_of` turns into ``(sum k, refused rows)``: ``sum(v)`` and
+        counts over ``[low, high]`` in the column's type where every integer is a grid
+        point (no decimal per row), else ``sum t`` and the refused rows in ``decimal(38, 0)``."""
+        from pyspark.sql import functions as f
+
+        v, m = f.col(self.name), self.map
+        if m.every_integer:
+            inside = (v >= f.lit(m.low)) & (v <= f.lit(m.high))
+            wide = max(abs(m.low), abs(m.high)) >= 1 << 20  # long sums exact below 2^43 rows
+            value = v.cast("decimal(38,0)") if wide else v.cast("long")
+            return [
+                f.count(v),
+                f.sum(f.when(inside, value)),
+                f.count(f.when(inside, 1)),
+                f.count(f.when(v > f.lit(m.high), 1)),
+            ]
+        return [
+            f.count(f.lit(1)),
+            f.sum(f.when(self.valid, self.t).otherwise(0)),
+            f.count(f.when(~self.valid, 1)),
+            f.lit(0),
+        ]
+
+    def sum_of(self, n: int, found: Sequence[Any]) -> tuple[int, int]:
+        """``(sum k, refused rows)`` from :meth:`sum_parts`' values over ``n`` rows."""
+        m = self.map
+        if m.every_integer:
+            present, inside_sum, inside, above = (int(x or 0) for x in found)
+            if n >= 1 << 43 and max(abs(m.low), abs(m.high)) < 1 << 20:
+                raise ParameterError(  # pragma: no cover - 8.8e12 rows
+                    f"column {m.column.name!r}: {n} rows could pass a long sum; at most 2^43"
+                )
+            refused = n - present + (0 if m.clamp else present - inside)
+            return m.sum_of_indices(inside_sum, inside, above if m.clamp else 0), refused
+        return int(found[1] or 0) // self.den, int(found[2])
 
     @staticmethod
     def fits(column: NumericColumn, bits: int) -> bool:
@@ -138,22 +176,19 @@ class SparkStatistics:
         parts = [f.count(f.lit(1))]
         for grid in self.grids:
             if grid is not None:
-                parts += [
-                    f.sum(f.when(grid.valid, grid.t).otherwise(0)),
-                    f.count(f.when(~grid.valid, 1)),
-                ]
+                parts += grid.sum_parts()
         found = self.frame.agg(*parts).first()
-        self._n = int(found[0])
+        self._n = n = int(found[0])
         sums, at = [], 1
         for i, grid in enumerate(self.grids):
             if grid is None:
                 sums.append(sum(k * c for k, c in self._text_pairs(i).items()))
                 continue
-            total, bad = found[at], found[at + 1]
-            at += 2
+            total, bad = grid.sum_of(n, found[at : at + 4])
+            at += 4
             if bad:
                 raise self._refused(i, grid)
-            sums.append(int(total or 0) // grid.den)
+            sums.append(total)
         self._sums = sums
         return list(sums)
 
@@ -167,11 +202,12 @@ class SparkStatistics:
             )
         if grid is None:
             return GridCounts.from_pairs(self._text_pairs(i).items())
-        pairs = []
-        for t, count in self.frame.groupBy(grid.t.alias("t")).count().collect():
-            if t is None or t < 0 or t > grid.top or int(t) % grid.den:
+        pairs = []  # the raw integers grouped in their own type, each distinct one mapped here
+        for v, count in self.frame.groupBy(grid.name).count().toLocalIterator():
+            k = None if v is None else grid.map.index(int(v))
+            if k is None:
                 raise self._refused(i, grid)
-            pairs.append((int(t) // grid.den, int(count)))
+            pairs.append((k, int(count)))
         return GridCounts.from_pairs(pairs)
 
     def _refused(self, i: int, grid: _IntegerGrid) -> ParameterError:

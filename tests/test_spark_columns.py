@@ -144,3 +144,15 @@ def test_a_histogram_on_spark_is_the_duckdb_release(
         [*argv, "--engine", "spark", "--mechanism", "pmg", "--k", "4", "--delta", "1/1000"], capsys
     )
     assert code == 2 and "--engine spark" in err
+
+
+def test_both_integer_paths_and_clamp_on_spark(spark: Any) -> None:
+    frame = spark.createDataFrame([(0, -5), (2, 3), (4, 99), (4, 7)], "v long, w long")
+    stats = SparkStatistics(frame, [("v", 0, 8, 2), ("w", 0, 10, 1)], clamp=True)
+    assert [g is not None and g.map.every_integer for g in stats.grids] == [False, True]
+    assert stats.column_sums() == [0 + 1 + 2 + 2, 0 + 3 + 10 + 7]
+    assert stats.column_counts(0).pairs() == [(0, 1), (1, 1), (2, 2)]
+    assert stats.column_counts(1).pairs() == [(0, 1), (3, 1), (7, 1), (10, 1)]
+    odd = spark.createDataFrame([(1,)], "v long")
+    with pytest.raises(ParameterError, match="not on the grid"):
+        SparkStatistics(odd, [("v", 0, 8, 2)]).column_sums()

@@ -21,12 +21,13 @@ the row reader of :mod:`finitedp.io.numeric`, only to name the row or line as be
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..errors import ParameterError
 from ..resources import require_memory
 from ..statistics import GridCounts
 from .files import header_positions
-from .numeric import NumericColumn, check_rows
+from .numeric import IntegerGrid, NumericColumn, check_rows
 from .progress import Progress
 from .tables import InputFile, connect, query, relation
 
@@ -56,6 +57,7 @@ class _IntegerGrid:
     """A column's grid as SQL over an integer column of at most ``bits`` bits."""
 
     def __init__(self, column: NumericColumn, expression: str, clamp: bool) -> None:
+        self.name, self.map = expression, IntegerGrid(column, clamp)
         a, b = column.lower.numerator, column.lower.denominator
         p, q = column.step.numerator, column.step.denominator
         self.den = b * p
@@ -67,6 +69,38 @@ class _IntegerGrid:
         self.valid = f"({expression} IS NOT NULL AND {t} >= 0 AND {t} <= {_hugeint(self.top)} "
         self.valid += f"AND {t} % {_hugeint(self.den)} = 0)"
         self.index = f"({t} // {_hugeint(self.den)})"
+
+    def sum_parts(self) -> list[str]:
+        """SQL aggregates whose values :meth:`sum_of` turns into ``(sum k, refused rows)``.
+
+        Where every integer is a grid point, ``sum(v)`` and counts over ``[low, high]``
+        (the column's own integer type: no 128-bit arithmetic per row); else ``sum k``
+        and the refused rows in ``HUGEINT``.
+        """
+        v, m = self.name, self.map
+        if m.every_integer:
+            inside = f"{v} BETWEEN {m.low} AND {m.high}"
+            return [
+                f"count({v})",
+                f"sum({v}) FILTER (WHERE {inside})",
+                f"count({v}) FILTER (WHERE {inside})",
+                f"count({v}) FILTER (WHERE {v} > {m.high})",
+            ]
+        return [
+            "count(*)",
+            f"sum(CASE WHEN {self.valid} THEN {self.index} ELSE 0 END)",
+            f"count(*) FILTER (WHERE NOT {self.valid})",
+            "0",
+        ]
+
+    def sum_of(self, n: int, found: Sequence[Any]) -> tuple[int, int]:
+        """``(sum k, refused rows)`` from :meth:`sum_parts`' values over ``n`` rows."""
+        m = self.map
+        if m.every_integer:
+            present, inside_sum, inside, above = (int(x or 0) for x in found)
+            refused = n - present + (0 if m.clamp else present - inside)
+            return m.sum_of_indices(inside_sum, inside, above if m.clamp else 0), refused
+        return int(found[1] or 0), int(found[2])
 
     @staticmethod
     def fits(column: NumericColumn, bits: int) -> bool:
@@ -145,24 +179,21 @@ class DuckDBStatistics:
         parts = ["count(*)"]
         for grid in self.grids:
             if grid is not None:
-                parts += [
-                    f"sum(CASE WHEN {grid.valid} THEN {grid.index} ELSE 0 END)",
-                    f"count(*) FILTER (WHERE NOT {grid.valid})",
-                ]
+                parts += grid.sum_parts()
         row = query(self.source, f"SELECT {', '.join(parts)} FROM {self.where}", self.wanted)
         found = row.fetchone()
-        self._n = int(found[0])
+        self._n = n = int(found[0])
         sums: list[int] = []
         at = 1
         for i, grid in enumerate(self.grids):
             if grid is None:
                 sums.append(sum(k * c for k, c in self._text_pairs(i).items()))
                 continue
-            total, bad = found[at], found[at + 1]
-            at += 2
+            total, bad = grid.sum_of(n, found[at : at + 4])
+            at += 4
             if bad:
                 raise self._refused()
-            sums.append(int(total or 0))
+            sums.append(total)
         self._sums = sums
         return list(sums)
 
@@ -178,13 +209,14 @@ class DuckDBStatistics:
         if grid is None:
             return GridCounts.from_pairs(self._text_pairs(i).items())
         self.progress.phase(f"counting column {self.columns[i].name!r} (DuckDB)")
-        sql = (
-            f"SELECT CASE WHEN {grid.valid} THEN {grid.index} ELSE -1 END AS k, count(*) "
-            f"FROM {self.where} GROUP BY k"
-        )
-        pairs = self._fetch(sql, i)
-        if any(k < 0 for k, _ in pairs):
-            raise self._refused()
+        # the raw integers, grouped in their own type; each distinct one mapped here
+        sql = f"SELECT {grid.name}, count(*) FROM {self.where} GROUP BY {grid.name}"
+        pairs = []
+        for v, count in self._fetch(sql, i):
+            k = None if v is None else grid.map.index(int(v))
+            if k is None:
+                raise self._refused()
+            pairs.append((k, int(count)))
         return GridCounts.from_pairs(pairs)
 
     def _fetch(self, sql: str, i: int) -> list[tuple[int, int]]:

@@ -27,6 +27,7 @@ from .values import exact_value, shorten
 
 __all__ = [
     "MAX_COLUMNS",
+    "IntegerGrid",
     "NumericColumn",
     "check_rows",
     "parse_columns",
@@ -229,3 +230,46 @@ def check_rows(
         ``n``, if every value passes.
     """
     return _read(source, columns, progress, clamp, None)[0]
+
+
+class IntegerGrid:
+    """A column's grid seen from integer values: what the engines compute in SQL.
+
+    With ``lower = a/b`` and ``step = p/q`` an integer ``v`` has index
+    ``k = (v b - a) q / (b p)``, linear in ``v``: a column's sum of indices is
+    ``(b q sum(v) - m a q) / (b p)`` over its ``m`` values inside the bounds, plus ``D`` for
+    each value clamped down to ``upper``.  Where every integer is on the grid
+    (:attr:`every_integer`) an engine needs only ``sum``, ``count`` and range counts, in
+    its fast integer arithmetic.
+
+    Attributes:
+        low, high: the least and greatest integers in ``[lower, upper]``.
+        every_integer: whether every integer in ``[low, high]`` is a grid point.
+    """
+
+    def __init__(self, column: NumericColumn, clamp: bool) -> None:
+        self.column, self.clamp = column, clamp
+        a, b = column.lower.numerator, column.lower.denominator
+        p, q = column.step.numerator, column.step.denominator
+        self._a, self._b, self._q, self._den = a, b, q, b * p
+        self.low = -(-a // b)
+        self.high = column.upper.numerator // column.upper.denominator
+        self.every_integer = (b * q) % self._den == 0 and (a * q) % self._den == 0
+
+    def index(self, v: int) -> int | None:
+        """``k`` of the integer ``v`` (clamped first with ``clamp``), or ``None`` if refused."""
+        if self.clamp and v < self.low:
+            return 0
+        if self.clamp and v > self.high:
+            return self.column.units
+        if not self.low <= v <= self.high:
+            return None
+        t = (v * self._b - self._a) * self._q
+        return t // self._den if t % self._den == 0 else None
+
+    def sum_of_indices(self, inside_sum: int, inside: int, above: int) -> int:
+        """``sum k`` from ``sum(v)`` and ``count`` over ``[low, high]`` and the count above
+        ``high`` (``every_integer`` only; below ``low`` a clamped value has ``k = 0``)."""
+        t = (self._b * self._q) * inside_sum - inside * self._a * self._q
+        assert self.every_integer and t % self._den == 0
+        return t // self._den + above * self.column.units
