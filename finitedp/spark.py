@@ -78,17 +78,20 @@ class _IntegerGrid:
             & (t % lit(self.den) == 0)
         )
 
-    def sum_parts(self) -> list[Any]:
-        """Aggregates that :meth:`sum_of` turns into ``(sum k, refused rows)``: ``sum(v)`` and
-        counts over ``[low, high]`` in the column's type where every integer is a grid
-        point (no decimal per row), else ``sum t`` and the refused rows in ``decimal(38, 0)``."""
+    def sum_parts(self, clamped: bool = False) -> list[Any]:
+        """Aggregates that :meth:`sum_of` turns into ``(sum k, refused rows)``: where every
+        integer is a grid point ``count``, ``sum``, ``min`` and ``max`` of ``v`` (with
+        ``clamped``: ``sum`` and counts over ``[low, high]``) in the column's type, no
+        decimal per row; else ``sum t`` and the refused rows in ``decimal(38, 0)``."""
         from pyspark.sql import functions as f
 
         v, m = f.col(self.name), self.map
         if m.every_integer:
-            inside = (v >= f.lit(m.low)) & (v <= f.lit(m.high))
             wide = max(abs(m.low), abs(m.high)) >= 1 << 20  # long sums exact below 2^43 rows
             value = v.cast("decimal(38,0)") if wide else v.cast("long")
+            if not clamped:
+                return [f.count(v), f.sum(value), f.min(v), f.max(v)]
+            inside = (v >= f.lit(m.low)) & (v <= f.lit(m.high))
             return [
                 f.count(v),
                 f.sum(f.when(inside, value)),
@@ -102,17 +105,22 @@ class _IntegerGrid:
             f.lit(0),
         ]
 
-    def sum_of(self, n: int, found: Sequence[Any]) -> tuple[int, int]:
-        """``(sum k, refused rows)`` from :meth:`sum_parts`' values over ``n`` rows."""
+    def sum_of(self, n: int, found: Sequence[Any], clamped: bool = False) -> tuple[int, int] | None:
+        """``(sum k, refused rows)`` from :meth:`sum_parts`' values over ``n`` rows, or
+        ``None`` where values beyond the bounds are to be clamped (ask ``clamped`` parts)."""
         m = self.map
-        if m.every_integer:
+        if m.every_integer and n >= 1 << 43 and max(abs(m.low), abs(m.high)) < 1 << 20:
+            raise ParameterError(  # pragma: no cover - 8.8e12 rows
+                f"column {m.column.name!r}: {n} rows could pass a long sum; at most 2^43"
+            )
+        if m.every_integer and clamped:
             present, inside_sum, inside, above = (int(x or 0) for x in found)
-            if n >= 1 << 43 and max(abs(m.low), abs(m.high)) < 1 << 20:
-                raise ParameterError(  # pragma: no cover - 8.8e12 rows
-                    f"column {m.column.name!r}: {n} rows could pass a long sum; at most 2^43"
-                )
-            refused = n - present + (0 if m.clamp else present - inside)
-            return m.sum_of_indices(inside_sum, inside, above if m.clamp else 0), refused
+            return m.sum_of_indices(inside_sum, inside, above), n - present
+        if m.every_integer:
+            present, total = int(found[0]), int(found[1] or 0)
+            if present and not m.low <= int(found[2]) <= int(found[3]) <= m.high:
+                return None if m.clamp else (0, 1)
+            return m.sum_of_indices(total, present, 0), n - present
         return int(found[1] or 0) // self.den, int(found[2])
 
     @staticmethod
@@ -184,8 +192,12 @@ class SparkStatistics:
             if grid is None:
                 sums.append(sum(k * c for k, c in self._text_pairs(i).items()))
                 continue
-            total, bad = grid.sum_of(n, found[at : at + 4])
+            got = grid.sum_of(n, found[at : at + 4])
             at += 4
+            if got is None:  # clamp and values beyond the bounds: a second, filtered pass
+                got = grid.sum_of(n, self.frame.agg(*grid.sum_parts(True)).first(), True)
+                assert got is not None
+            total, bad = got
             if bad:
                 raise self._refused(i, grid)
             sums.append(total)

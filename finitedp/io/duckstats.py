@@ -70,15 +70,16 @@ class _IntegerGrid:
         self.valid += f"AND {t} % {_hugeint(self.den)} = 0)"
         self.index = f"({t} // {_hugeint(self.den)})"
 
-    def sum_parts(self) -> list[str]:
+    def sum_parts(self, clamped: bool = False) -> list[str]:
         """SQL aggregates whose values :meth:`sum_of` turns into ``(sum k, refused rows)``.
 
-        Where every integer is a grid point, ``sum(v)`` and counts over ``[low, high]``
-        (the column's own integer type: no 128-bit arithmetic per row); else ``sum k``
-        and the refused rows in ``HUGEINT``.
+        Where every integer is a grid point: ``count``, ``sum``, ``min`` and ``max`` of
+        ``v`` in the column's own type (no 128-bit arithmetic per row), or with
+        ``clamped`` (values beyond the bounds, to be clamped) ``sum`` and counts over
+        ``[low, high]``; else ``sum k`` and the refused rows in ``HUGEINT``.
         """
         v, m = self.name, self.map
-        if m.every_integer:
+        if m.every_integer and clamped:
             inside = f"{v} BETWEEN {m.low} AND {m.high}"
             return [
                 f"count({v})",
@@ -86,6 +87,8 @@ class _IntegerGrid:
                 f"count({v}) FILTER (WHERE {inside})",
                 f"count({v}) FILTER (WHERE {v} > {m.high})",
             ]
+        if m.every_integer:
+            return [f"count({v})", f"sum({v})", f"min({v})", f"max({v})"]
         return [
             "count(*)",
             f"sum(CASE WHEN {self.valid} THEN {self.index} ELSE 0 END)",
@@ -93,13 +96,18 @@ class _IntegerGrid:
             "0",
         ]
 
-    def sum_of(self, n: int, found: Sequence[Any]) -> tuple[int, int]:
-        """``(sum k, refused rows)`` from :meth:`sum_parts`' values over ``n`` rows."""
+    def sum_of(self, n: int, found: Sequence[Any], clamped: bool = False) -> tuple[int, int] | None:
+        """``(sum k, refused rows)`` from :meth:`sum_parts`' values over ``n`` rows, or
+        ``None`` where values beyond the bounds are to be clamped (ask ``clamped`` parts)."""
         m = self.map
-        if m.every_integer:
+        if m.every_integer and clamped:
             present, inside_sum, inside, above = (int(x or 0) for x in found)
-            refused = n - present + (0 if m.clamp else present - inside)
-            return m.sum_of_indices(inside_sum, inside, above if m.clamp else 0), refused
+            return m.sum_of_indices(inside_sum, inside, above), n - present
+        if m.every_integer:
+            present, total = int(found[0]), int(found[1] or 0)
+            if present and not m.low <= int(found[2]) <= int(found[3]) <= m.high:
+                return None if m.clamp else (0, 1)
+            return m.sum_of_indices(total, present, 0), n - present
         return int(found[1] or 0), int(found[2])
 
     @staticmethod
@@ -189,8 +197,14 @@ class DuckDBStatistics:
             if grid is None:
                 sums.append(sum(k * c for k, c in self._text_pairs(i).items()))
                 continue
-            total, bad = grid.sum_of(n, found[at : at + 4])
+            got = grid.sum_of(n, found[at : at + 4])
             at += 4
+            if got is None:  # --clamp and values beyond the bounds: a second, filtered pass
+                sql = f"SELECT {', '.join(grid.sum_parts(True))} FROM {self.where}"
+                again = query(self.source, sql, self.wanted).fetchone()
+                got = grid.sum_of(n, again, True)
+                assert got is not None
+            total, bad = got
             if bad:
                 raise self._refused()
             sums.append(total)
