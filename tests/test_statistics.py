@@ -178,3 +178,39 @@ def test_constants_too_wide_for_128_bits_take_the_text_path(tmp_path: Path) -> N
         stats = DuckDBStatistics(source, [column], Progress(False, 0))
         assert stats.grids == [None]
         assert stats.column_sums() == [3 << 80]
+
+
+def test_plan_mean_reads_integer_parquet_columns_as_the_row_reader_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli_run import run
+
+    rows = [(i % 9 - 4, (i * 7) % 9 - 4) for i in range(60)] + [(40, -40)]
+    csv = tmp_path / "t.csv"
+    csv.write_text("a,b\n" + "".join(f"{a},{b}\n" for a, b in rows), encoding="utf-8")
+    parquet = tmp_path / "t.parquet"
+    duckdb.sql(
+        f"COPY (SELECT a::BIGINT AS a, b::BIGINT AS b FROM read_csv('{csv}', all_varchar = "
+        f"true)) TO '{parquet}' (FORMAT parquet)"
+    )
+    argv = ["--mechanism", "plan-mean", "--rho", "1", "--columns", "a,b", "--bounds=-8:8"]
+    argv += ["--seed", "0d", "--quiet", "--clamp"]
+    outs = [run(["release", str(path), *argv], capsys) for path in (csv, parquet)]
+    assert outs[0][0] == outs[1][0] == 0 and outs[0][1] == outs[1][1]
+    code, _, err = run(["release", str(parquet), *argv[:-1]], capsys)  # no --clamp: refused
+    assert code == 2 and "row 61, column 'a': value 40 is outside [-8, 8]" in err
+
+
+def test_the_integer_fast_path_applies_only_where_every_integer_is_a_point(tmp_path: Path) -> None:
+    from finitedp.io.duckstats import integer_values
+
+    parquet = tmp_path / "t.parquet"
+    duckdb.sql(
+        f"COPY (SELECT v::BIGINT AS v FROM unnest([0, 2, 4]) t(v)) TO '{parquet}' (FORMAT parquet)"
+    )
+    with opened_input(str(parquet), "parquet") as source:
+        fast = integer_values(source, [_column("v", 0, 4)], Progress(False, 0))
+        assert fast is not None and fast[0] == 3 and fast[1][0].tolist() == [0, 2, 4]
+        halves = integer_values(source, [_column("v", 0, 4, "1/2")], Progress(False, 0))
+        assert halves is not None and halves[1][0].tolist() == [0, 4, 8]
+        assert integer_values(source, [_column("v", 0, 4, 2)], Progress(False, 0)) is None

@@ -21,7 +21,7 @@ from ..errors import FiniteDPError, ParameterError
 from ..io.baskets import MAX_ITEMS, read_baskets
 from ..io.display import with_displays
 from ..io.document import write_document
-from ..io.duckstats import DuckDBStatistics
+from ..io.duckstats import DuckDBStatistics, integer_values
 from ..io.files import STDOUT, check_out, input_format
 from ..io.numeric import NumericColumn, parse_columns, read_column_values
 from ..io.progress import DELAY_SECONDS, Progress
@@ -162,7 +162,8 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         if baskets:
             n, data = read_baskets(source, len(columns), progress)
         elif entry.reads == "values":
-            n, data = read_column_values(source, columns, progress, clamp)
+            fast = integer_values(source, columns, progress, clamp)
+            n, data = fast or read_column_values(source, columns, progress, clamp)
         else:  # the engine computes the statistics the mechanism asks for, where the data is
             data = _statistics(engine, source, columns, progress, clamp)
             if entry.reads == "sums":
