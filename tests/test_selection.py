@@ -361,3 +361,21 @@ def test_gaussian_binary_search_rank_error_holds_on_the_exact_law() -> None:
     wrong = sum((p for y, p in law.items() if rank_error(data, y, q.rank) > a), Fraction(0))
     assert wrong <= Fraction(1, 10)
     assert a == q.noise.accuracy(Fraction(1, 30))  # beta / T, T = 3 steps
+
+
+@pytest.mark.parametrize("eps", ["1/1000", "1/10", "1/3", "5"])
+def test_rank_error_before_the_table_is_built_is_the_tables(eps: str) -> None:
+    """The fixed weights are built at the first draw; rank_error asks single weights
+    ``floor(2^P beta^-t)`` first, and they and its answers are the table's."""
+    lazy = ExponentialQuantile.from_epsilon(
+        0, 500, quantile="1/2", n=1000, epsilon=eps, weights="fixed"
+    )
+    answers = [lazy.rank_error(b) for b in ("1/10", "1/1000")]
+    assert lazy._table is None  # no table was needed
+    built = ExponentialQuantile.from_epsilon(
+        0, 500, quantile="1/2", n=1000, epsilon=eps, weights="fixed"
+    )
+    table = built.table
+    assert table is not None and [built.rank_error(b) for b in ("1/10", "1/1000")] == answers
+    step = max(1, len(table) // 97)
+    assert all(lazy._weight(t) == table[t] for t in [*range(0, len(table), step), len(table) - 1])

@@ -287,6 +287,8 @@ def run_rounds(
     is centred on the grid point nearest the estimates so far.  The dense and the sparse
     paths (:mod:`.sparse`) differ only in ``clip``."""
     grid, step, done = plan.grid, plan.grid.step, []
+    # combine(done) kept as running sums: the same fractions, without R^2 d operations
+    weighted, weight = [Fraction(0)] * plan.d, Fraction(0)
     for share, sampler in zip(plan.noise_split, plan.noises, strict=True):
         radius, sums = clip(centre)
         noise = sampler.sample_many(plan.d, rng)
@@ -295,10 +297,14 @@ def run_rounds(
             for m, s, z, scale in zip(centre, sums, noise, scales, strict=True)
         )
         done.append(Round(tuple(grid.value(m) for m in centre), radius, estimates, share))
-        centre = nearest_indices(grid, combine(done))
+        w = share / (radius * radius)
+        weighted = [a + w * e for a, e in zip(weighted, estimates, strict=True)]
+        weight += w
+        centre = nearest_indices(grid, [a / weight for a in weighted])
+    combined = done[0].estimates if len(done) == 1 else tuple(a / weight for a in weighted)
     return MeanRelease(
         plan.n,
-        combine(done),
+        combined,
         done[0].centre,
         tuple(scales),
         done[-1].radius,

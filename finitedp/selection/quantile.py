@@ -178,8 +178,10 @@ class ExponentialQuantile(GridQuantile):
             )
         if weights not in ("exact", "fixed"):
             raise ParameterError(f"weights: got {weights!r}; use 'exact' or 'fixed'")
-        self.table: list[int] | None = None
-        if weights == "fixed":
+        self.fixed = weights == "fixed"
+        self._precision = 0
+        self._table: list[int] | None = None
+        if self.fixed:
             # beta^K is about N 2^64 beta: w(K) keeps about 64 bits (ceil(beta) for large beta)
             top = -(-beta.numerator // beta.denominator)
             precision = 2 * CLIP_BITS + self.grid.size.bit_length() + top.bit_length()
@@ -189,7 +191,22 @@ class ExponentialQuantile(GridQuantile):
                 f"clip K = {self.clip}",
                 copies=self.clip + 1,
             )
-            self.table = fixed_weights(beta, self.clip, precision)
+            self._precision = precision  # the table itself is built at its first use
+
+    @property
+    def table(self) -> list[int] | None:
+        """The fixed-precision weights ``w(t) = floor(2^P beta^-t)``, ``t = 0..K`` (``None``
+        for exact weights); built once, at the first draw or privacy statement."""
+        if self.fixed and self._table is None:
+            self._table = fixed_weights(self.mechanism.base, self.clip, self._precision)
+        return self._table
+
+    def _weight(self, t: int) -> int:
+        """``w(t) = floor(2^P beta^-t)`` exactly (fixed weights), from the table if built."""
+        if self._table is not None:
+            return self._table[t]
+        a, b = self.mechanism.base.denominator, self.mechanism.base.numerator
+        return int((a**t << self._precision) // b**t)
 
     @property
     def privacy_ratio(self) -> Fraction:
@@ -309,11 +326,13 @@ class ExponentialQuantile(GridQuantile):
             ParameterError: ``beta`` outside ``(0, 1)`` or below what the clip allows.
         """
         b = probability(beta, "beta")
-        if self.table is None:
+        if not self.fixed:
             t = min_power_at_least(self.mechanism.base, Fraction(self.grid.size) / b) - 1
         else:  # N w(t + 1) <= beta w(0): the least such t (w(K + 1) taken as 0)
-            table, size = self.table, self.grid.size
-            t = least_such_that(lambda s: s >= self.clip or size * table[s + 1] <= b * table[0], 0)
+            size, top = self.grid.size, self._weight(0)
+            t = least_such_that(
+                lambda s: s >= self.clip or size * self._weight(s + 1) <= b * top, 0
+            )
         if t >= self.clip:
             raise ParameterError(
                 f"beta: got {short_fraction(b)}; below what the clip K = {self.clip} allows"
