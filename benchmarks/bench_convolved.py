@@ -19,7 +19,7 @@ Prints, per sigma in {10, 10^3, 2^14, 10^6, 2^30} (and 2^32 for the statement):
 
 Floats appear only as measured times and printed figures.
 
-    .venv/bin/python benchmarks/bench_convolved.py [--quick]
+    .venv/bin/python benchmarks/bench_convolved.py [--quick] [--only setup|speed|timing|others]
 """
 
 from __future__ import annotations
@@ -230,12 +230,21 @@ def other_samplers(quick: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds and uniforms")
+    parser.add_argument(
+        "--only",
+        choices=["setup", "speed", "timing", "others"],
+        help="one part: set-up and statement, speed, timing, or the other samplers' timing",
+    )
     args = parser.parse_args()
     print(environment())
-    setup_and_statement()
-    speed(args.quick)
-    timing(args.quick)
-    other_samplers(args.quick)
+    if args.only in (None, "setup"):
+        setup_and_statement()
+    if args.only in (None, "speed"):
+        speed(args.quick)
+    if args.only in (None, "timing"):
+        timing(args.quick)
+    if args.only in (None, "others"):
+        other_samplers(args.quick)
 
 
 if __name__ == "__main__":
