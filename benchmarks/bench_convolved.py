@@ -41,6 +41,7 @@ from finitedp.counting.gaussian import DiscreteGaussian
 from finitedp.counting.mixedgeometric import MixedGeometric
 from finitedp.oracle import SeededSource, default_source, draws
 from finitedp.selection import ExponentialMechanism
+from finitedp.selection.exponential import invert
 
 SIGMAS = (10, 1000, 2**14, 10**6, 2**30)
 
@@ -201,18 +202,20 @@ def other_samplers(quick: bool) -> None:
     rows = []
     n, c = 1000, 500
     geo = GeoSample(n, Fraction(1, 10))
-    fast = FastSample(n, Fraction(1, 10))
+    fast = FastSample(n, Fraction(1, 10), Fraction(1, 1 << 20))
     mixed = MixedGeometric(Fraction(1, 10), 1, 0, 10_000)
     em = ExponentialMechanism(Fraction(11, 10))
     utilities = [-abs(i - 100) for i in range(201)]
-    em_weights = sum(em.weights(utilities))
+    weights = em.weights(utilities)  # the search alone: the weights are built once
+    ones = [1] * len(weights)
+    em_weights = sum(weights)
     cases: list[tuple[str, Callable[[int], Any], int, int, int]] = [
         ("GeoSample(n=1000, eps=1/10), c=500", lambda u: geo(c, u), geo.d, 20, c),
-        ("FastSample(n=1000, eps=1/10), c=500", lambda u: fast(c, u), fast.d, 20, c),
+        ("FastSample(n=1000, eps=1/10, gamma=2^-20), c=500", lambda u: fast(c, u), fast.d, 20, c),
         ("MixedGeometric(eps=1/10), value 5000", lambda u: mixed(5000, u), mixed.d, 10, 5000),
         (
             "ExponentialMechanism(11/10), 201 candidates",
-            lambda u: em.choose(utilities, None, u)[0],
+            lambda u: invert(weights, ones, u)[0],
             em_weights,
             10,
             100,
