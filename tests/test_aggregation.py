@@ -512,3 +512,26 @@ def test_clamp_moves_values_to_the_bounds_and_keeps_the_grid() -> None:
         mech.index_sums([[5, 0], [1, 0]])
     with pytest.raises(ParameterError, match=r"rows\[1\]\[1\]"):
         mech.index_sums([[5, 0], [1, "1/3"]], clamp=True)  # off the grid: still refused
+
+
+def test_the_widest_noise_is_built_first_so_a_refusal_costs_no_other_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import finitedp.aggregation.vectorsum as vectorsum
+
+    built: list[Fraction] = []
+    real = vectorsum.gaussian_noise
+
+    def counting(sigma2: Fraction, law: object) -> object:
+        built.append(sigma2)
+        return real(sigma2, law)
+
+    monkeypatch.setattr(vectorsum, "gaussian_noise", counting)
+    grids = [Grid(0, 1), Grid(0, 100), Grid(0, 100, "1/10000"), Grid(0, 10)]
+    with pytest.raises(ResourceLimitError, match="rho: got 1/100"):
+        EllipticalGaussian(grids, 10**6, "1/100", noise_law="table")
+    assert len(built) == 1  # the 10^6-unit table, refused before the three others
+    built.clear()
+    mech = EllipticalGaussian(grids[:2], 10, "1/2", noise_law="table")
+    assert built[0] == max(built) and len(set(built)) == len(built) == 2
+    assert mech.table(1).sigma2 == built[0]

@@ -350,27 +350,15 @@ class EllipticalGaussian(_VectorSum):
         target = r * (1 - Fraction(1, 1 << RHO_GUARD_BITS))
         self._tables: dict[Fraction, GaussianNoise] = {}
         self._variances: list[Fraction] = []
-        for first, count in zip(self._first, self._count, strict=True):
+        for first in self._first:
             units, b = self.units[first], self.split.b[first]
-            sigma2 = Fraction(units * units) / (2 * target * b * b)
-            self._variances.append(sigma2)
-            table = self._tables.get(sigma2)
-            if table is None:
-                try:
-                    table = gaussian_noise(sigma2, self.noise_law)
-                except ParameterError as error:
-                    # Too little noise (a point mass: rho too large) or too much (a table
-                    # beyond memory: the grid too fine for its bounds, or rho too small).
-                    advice = (
-                        "use a smaller rho"
-                        if sigma2 < 1
-                        else "use a coarser step, narrower bounds or a larger rho"
-                    )
-                    raise type(error)(
-                        f"rho: got {short_fraction(r)}; the noise for a sensitivity of "
-                        f"{short_int(units)} grid units cannot be tabulated: {advice} ({error})"
-                    ) from None
-                self._tables[sigma2] = table
+            self._variances.append(Fraction(units * units) / (2 * target * b * b))
+        # The widest noise first: a table beyond the limits is refused before any other is built.
+        widest = max(range(len(self._first)), key=lambda k: self._variances[k])
+        self._noise_for(self._variances[widest], self.units[self._first[widest]])
+        for k, count in enumerate(self._count):
+            units, sigma2 = self.units[self._first[k]], self._variances[k]
+            table = self._noise_for(sigma2, units)
             if units >= table.radius:
                 raise ParameterError(
                     f"rho: got {short_fraction(r)}; the noise for sensitivity {units} grid units "
@@ -379,6 +367,27 @@ class EllipticalGaussian(_VectorSum):
             self.accountant.add(
                 table.zcdp(units, f"discrete Gaussian, sensitivity {units} grid units"), count
             )
+
+    def _noise_for(self, sigma2: Fraction, units: int) -> GaussianNoise:
+        """The law of variance ``sigma2`` (built once), its refusal naming ``rho``."""
+        table = self._tables.get(sigma2)
+        if table is None:
+            try:
+                table = gaussian_noise(sigma2, self.noise_law)
+            except ParameterError as error:
+                # Too little noise (a point mass: rho too large) or too much (a table
+                # beyond memory: the grid too fine for its bounds, or rho too small).
+                advice = (
+                    "use a smaller rho"
+                    if sigma2 < 1
+                    else "use a coarser step, narrower bounds or a larger rho"
+                )
+                raise type(error)(
+                    f"rho: got {short_fraction(self.rho)}; the noise for a sensitivity of "
+                    f"{short_int(units)} grid units cannot be tabulated: {advice} ({error})"
+                ) from None
+            self._tables[sigma2] = table
+        return table
 
     def table(self, i: int) -> GaussianNoise:
         """The noise of coordinate ``i``."""
