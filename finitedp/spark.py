@@ -32,7 +32,6 @@ from typing import Any
 from .errors import ParameterError
 from .histograms.spark import spark_counts
 from .io.numeric import IntegerGrid, NumericColumn
-from .resources import require_memory
 from .selection.grid import Grid
 from .sketches.spark import spark_sketch
 from .statistics import GridCounts
@@ -166,7 +165,6 @@ class SparkStatistics:
             self.grids.append(_IntegerGrid(column, column.name, clamp) if typed else None)
         self._n: int | None = None
         self._sums: list[int] | None = None
-        self._counted: dict[int, list[tuple[Any, int]]] | None = None
 
     @property
     def n(self) -> int:
@@ -216,32 +214,13 @@ class SparkStatistics:
             )
         if grid is None:
             return GridCounts.from_pairs(self._text_pairs(i).items())
-        pairs = []  # the raw integers, grouped in Spark, each distinct one mapped here
-        for v, count in self._integer_counts()[i]:
+        pairs = []  # the raw integers grouped in their own type, each distinct one mapped here
+        for v, count in self.frame.groupBy(grid.name).count().toLocalIterator():
             k = None if v is None else grid.map.index(int(v))
             if k is None:
                 raise self._refused(i, grid)
             pairs.append((k, int(count)))
         return GridCounts.from_pairs(pairs)
-
-    def _integer_counts(self) -> dict[int, list[tuple[Any, int]]]:
-        """Every integer column's ``(value, count)`` pairs, from one Spark job (one shuffle
-        of ``(column, value)`` pairs, not one job per column); kept for the next column."""
-        from pyspark.sql import functions as f
-
-        if self._counted is None:
-            typed = [(i, g.name) for i, g in enumerate(self.grids) if g is not None]
-            cells = f.array(
-                *[f.struct(f.lit(i).alias("c"), f.col(n).cast("long").alias("v")) for i, n in typed]
-            )
-            pairs = self.frame.select(f.explode(cells).alias("p")).select("p.c", "p.v")
-            found: dict[int, list[tuple[Any, int]]] = {i: [] for i, _ in typed}
-            for held, (c, v, count) in enumerate(pairs.groupBy("c", "v").count().toLocalIterator()):
-                found[int(c)].append((v, int(count)))
-                if held % 65536 == 65535:
-                    require_memory(200 * held, "the columns' distinct values", f"{held:,} so far")
-            self._counted = found
-        return self._counted
 
     def _refused(self, i: int, grid: _IntegerGrid) -> ParameterError:
         """A refused value of an integer column, shown (Spark rows have no line numbers)."""
