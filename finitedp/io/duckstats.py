@@ -4,11 +4,15 @@ A vector sum needs each column's sum in grid units, a quantile each column's cou
 on its grid (:mod:`finitedp.statistics`).  DuckDB computes both where the data lies,
 streaming: memory follows the number of distinct values of a column, never ``n``.
 
-* **Integer Parquet columns** are mapped to grid indices in SQL, with 128-bit integers
-  (``HUGEINT``, which raises on overflow and never wraps): for ``lower = a/b`` and
-  ``step = p/q`` a value ``v`` has ``t = (v b - a) q`` and index ``t / (b p)``, which
-  must be a whole number in ``[0, D]``.  The constants' sizes are checked first, so no
-  value of the column's type can overflow; otherwise the text path is taken.
+* **Integer Parquet columns.**  For ``lower = a/b`` and ``step = p/q`` a value ``v`` has
+  index ``(v b - a) q / (b p)``, linear in ``v``
+  (:class:`~finitedp.io.numeric.IntegerGrid`).  Where every integer is a grid point, a
+  sum needs only ``count``, ``sum``, ``min`` and ``max`` of ``v`` in the column's own
+  type (a second, filtered pass only to clamp), and counts are ``GROUP BY v`` with each
+  distinct value mapped here.  Other grids are mapped in SQL with 128-bit integers
+  (``HUGEINT``, which raises on overflow and never wraps); the constants' sizes are
+  checked first, so no value of the column's type can overflow, else the text path is
+  taken.
 * **Every other column** (CSV fields, Parquet text, decimals, floats as their text) is
   counted by its distinct texts with ``GROUP BY``, and each distinct text is read
   exactly by :meth:`~finitedp.io.numeric.NumericColumn.index` (``3``, ``-2.5``, ``7/4``).
