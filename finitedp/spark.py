@@ -53,6 +53,13 @@ def _column(spec: NumericColumn | Sequence[object]) -> NumericColumn:
     return NumericColumn(str(name), grid.lower, grid.upper, grid.step)
 
 
+def _ref(name: str) -> Any:
+    """The column named ``name``, literally (a dot or a backtick in it is not syntax)."""
+    from pyspark.sql import functions as f
+
+    return f.col("`" + name.replace("`", "``") + "`")
+
+
 class _IntegerGrid:
     """A column's grid as ``decimal(38, 0)`` expressions over an integer column."""
 
@@ -67,15 +74,12 @@ class _IntegerGrid:
         def lit(x: int) -> Any:
             return f.lit(x).cast("decimal(38,0)")
 
-        t = f.col(name).cast("decimal(38,0)") * lit(b * q) - lit(a * q)
+        t = _ref(name).cast("decimal(38,0)") * lit(b * q) - lit(a * q)
         if clamp:
             t = f.least(f.greatest(t, lit(0)), lit(self.top))
         self.t = t
         self.valid = (
-            f.col(name).isNotNull()
-            & (t >= lit(0))
-            & (t <= lit(self.top))
-            & (t % lit(self.den) == 0)
+            _ref(name).isNotNull() & (t >= lit(0)) & (t <= lit(self.top)) & (t % lit(self.den) == 0)
         )
 
     def sum_parts(self, clamped: bool = False) -> list[Any]:
@@ -85,7 +89,7 @@ class _IntegerGrid:
         decimal per row; else ``sum t`` and the refused rows in ``decimal(38, 0)``."""
         from pyspark.sql import functions as f
 
-        v, m = f.col(self.name), self.map
+        v, m = _ref(self.name), self.map
         if m.every_integer:
             wide = max(abs(m.low), abs(m.high)) >= 1 << 20  # long sums exact below 2^43 rows
             value = v.cast("decimal(38,0)") if wide else v.cast("long")
@@ -215,7 +219,7 @@ class SparkStatistics:
         if grid is None:
             return GridCounts.from_pairs(self._text_pairs(i).items())
         pairs = []  # the raw integers grouped in their own type, each distinct one mapped here
-        for v, count in self.frame.groupBy(grid.name).count().toLocalIterator():
+        for v, count in self.frame.groupBy(_ref(grid.name)).count().toLocalIterator():
             k = None if v is None else grid.map.index(int(v))
             if k is None:
                 raise self._refused(i, grid)
@@ -225,7 +229,10 @@ class SparkStatistics:
     def _refused(self, i: int, grid: _IntegerGrid) -> ParameterError:
         """A refused value of an integer column, shown (Spark rows have no line numbers)."""
         column = self.columns[i]
-        (value,) = self.frame.filter(~grid.valid).select(column.name).first()
+        row = self.frame.filter(~grid.valid).select(_ref(column.name)).first()
+        if row is None:  # pragma: no cover - the aggregate counted a refused row
+            return ParameterError(f"column {column.name!r}: a value was refused")
+        (value,) = row
         if value is None:
             return ParameterError(f"column {column.name!r}: a row has no value (null)")
         try:
@@ -236,10 +243,9 @@ class SparkStatistics:
 
     def _text_pairs(self, i: int) -> dict[int, int]:
         """Column ``i``'s count of each grid index, from its distinct texts, read exactly."""
-        from pyspark.sql import functions as f
 
         column = self.columns[i]
-        text = f.col(column.name).cast("string").alias("v")
+        text = _ref(column.name).cast("string").alias("v")
         merged: dict[int, int] = {}
         for value, count in self.frame.groupBy(text).count().toLocalIterator():
             if value is None:

@@ -156,3 +156,10 @@ def test_both_integer_paths_and_clamp_on_spark(spark: Any) -> None:
     odd = spark.createDataFrame([(1,)], "v long")
     with pytest.raises(ParameterError, match="not on the grid"):
         SparkStatistics(odd, [("v", 0, 8, 2)]).column_sums()
+
+
+def test_a_column_name_with_a_dot_is_read_literally(spark: Any) -> None:
+    frame = spark.createDataFrame([(1, "2"), (3, "4")], "`a.b` long, `c``d` string")
+    stats = SparkStatistics(frame, [("a.b", 0, 4, 1), ("c`d", 0, 4, 1)])
+    assert stats.column_sums() == [4, 6]
+    assert stats.column_counts(0).pairs() == [(1, 1), (3, 1)]
