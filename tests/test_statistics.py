@@ -68,7 +68,7 @@ def test_array_sums_are_exact_past_int64() -> None:
     assert stats.column_sums() == [8 * big]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(-3, 5), st.integers(0, 8)),
