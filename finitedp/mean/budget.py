@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from math import isqrt
-from typing import Literal
+from typing import Literal, TypedDict
 
 from ..counting.gaussiannoise import DEFAULT_LAW, check_law
 from ..errors import ParameterError
@@ -32,13 +32,34 @@ from .rounds import MAX_ROUNDS, grown_units, split_for, viable_rounds
 from .scaling import SCALE_BITS, check_exponent, clip_grid, gap_levels, require_plan_time
 from .shares import PlanInputs, clipped_beyond, lighter_radius, shares_by_need
 
-__all__ = ["MAX_RHO", "SPREAD_RATIO", "PlanBudget", "plan_budget"]
+__all__ = ["MAX_RHO", "SPREAD_RATIO", "PlanBudget", "PlanOptions", "plan_budget"]
 
 #: The ratio of the gaps' geometric grid (spreads are estimated to within it).
 SPREAD_RATIO = Fraction(6, 5)
 
 #: The largest budget PLAN takes.
 MAX_RHO = 64
+
+
+class PlanOptions(TypedDict, total=False):
+    """PLAN's optional keyword arguments (:func:`plan_budget`, :class:`~.plan.PLAN`)."""
+
+    step: object
+    p: object
+    variance: Literal["gaussian", "binary"] | Sequence[object]
+    selection: Literal["auto", "exponential", "binary", "gaussian"]
+    centre: Literal["median", "lower"] | None
+    clipped: object
+    beta: object
+    shares: Sequence[object] | None
+    units: object
+    clip_ratio: object
+    clip_count: object
+    noise_radius: object
+    noise_precision: object
+    rounds: object
+    noise_split: Sequence[object] | None
+    noise_law: object
 
 
 @dataclass(frozen=True)

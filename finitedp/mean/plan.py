@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from math import isqrt
-from typing import Any
+from typing import Unpack
 
 import numpy as np
 
@@ -63,7 +63,7 @@ from ..params import (
 )
 from ..selection.grid import Grid
 from ..selection.quantile import ExponentialQuantile
-from .budget import plan_budget
+from .budget import PlanOptions, plan_budget
 from .release import (
     LISTING_SHARES,
     NEIGHBOURS,
@@ -187,7 +187,7 @@ class PLAN:
         d: object,
         n: object,
         rho: object,
-        **options: Any,
+        **options: Unpack[PlanOptions],
     ) -> None:
         # Every decision first, from public values (mean/budget.py), then the steps' mechanisms.
         self.budget = b = plan_budget(lower, upper, d=d, n=n, rho=rho, **options)
