@@ -117,14 +117,8 @@ class _IntegerGrid:
             raise ParameterError(  # pragma: no cover - 8.8e12 rows
                 f"column {m.column.name!r}: {n} rows could pass a long sum; at most 2^43"
             )
-        if m.every_integer and clamped:
-            present, inside_sum, inside, above = (int(x or 0) for x in found)
-            return m.sum_of_indices(inside_sum, inside, above), n - present
         if m.every_integer:
-            present, total = int(found[0]), int(found[1] or 0)
-            if present and not m.low <= int(found[2]) <= int(found[3]) <= m.high:
-                return None if m.clamp else (0, 1)
-            return m.sum_of_indices(total, present, 0), n - present
+            return m.sums_from(n, found, clamped)
         return int(found[1] or 0) // self.den, int(found[2])
 
     @staticmethod

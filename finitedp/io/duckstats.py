@@ -106,14 +106,8 @@ class _IntegerGrid:
         """``(sum k, refused rows)`` from :meth:`sum_parts`' values over ``n`` rows, or
         ``None`` where values beyond the bounds are to be clamped (ask ``clamped`` parts)."""
         m = self.map
-        if m.every_integer and clamped:
-            present, inside_sum, inside, above = (int(x or 0) for x in found)
-            return m.sum_of_indices(inside_sum, inside, above), n - present
         if m.every_integer:
-            present, total = int(found[0]), int(found[1] or 0)
-            if present and not m.low <= int(found[2]) <= int(found[3]) <= m.high:
-                return None if m.clamp else (0, 1)
-            return m.sum_of_indices(total, present, 0), n - present
+            return m.sums_from(n, found, clamped)
         return int(found[1] or 0), int(found[2])
 
     @staticmethod

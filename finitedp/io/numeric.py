@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -273,3 +274,23 @@ class IntegerGrid:
         t = (self._b * self._q) * inside_sum - inside * self._a * self._q
         assert self.every_integer and t % self._den == 0
         return t // self._den + above * self.column.units
+
+    def sums_from(
+        self, n: int, found: Sequence[Any], clamped: bool = False
+    ) -> tuple[int, int] | None:
+        """``(sum k, refused rows)`` of ``n`` rows from an engine's aggregates of ``v``
+        (``every_integer`` only), or ``None`` where values beyond the bounds are to be
+        clamped: then ask again with ``clamped``.
+
+        Args:
+            found: ``count(v)``, ``sum(v)``, ``min(v)``, ``max(v)``; with ``clamped``,
+                ``count(v)`` and ``sum(v)``, ``count(v)`` over ``[low, high]``, and the
+                count above ``high``.
+        """
+        if clamped:
+            present, inside_sum, inside, above = (int(x or 0) for x in found)
+            return self.sum_of_indices(inside_sum, inside, above), n - present
+        present, total = int(found[0]), int(found[1] or 0)
+        if present and not self.low <= int(found[2]) <= int(found[3]) <= self.high:
+            return None if self.clamp else (0, 1)
+        return self.sum_of_indices(total, present, 0), n - present
