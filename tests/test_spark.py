@@ -8,16 +8,13 @@ out-of-universe value is refused with a ParameterError before any noise.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 pyspark = pytest.importorskip("pyspark")
 
-from pyspark.sql import SparkSession  # noqa: E402
 
 from finitedp.errors import ParameterError  # noqa: E402
 from finitedp.histograms import BoundedGeometricHistogram, PureSparseHistogram  # noqa: E402
@@ -27,22 +24,6 @@ from finitedp.oracle import RecordingSource, SeededSource  # noqa: E402
 from finitedp.sketches import misra_gries  # noqa: E402
 from finitedp.sketches.merge import PrivateMergedMG, merge_all  # noqa: E402
 from finitedp.sketches.spark import spark_sketch  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    os.environ.setdefault("PYSPARK_PYTHON", __import__("sys").executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("finitedp-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
 
 ROWS = [(i * 7919) % 23 + 1 for i in range(500)] + [5] * 300
 

@@ -10,9 +10,6 @@ value is a ParameterError (exit status 2), never a release.
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,28 +20,11 @@ from cli_run import run
 
 pytest.importorskip("pyspark")
 
-from pyspark.sql import SparkSession
 
 from finitedp.errors import ParameterError
 from finitedp.registry import COLUMNS
 from finitedp.spark import SparkStatistics
 from finitedp.statistics import ArrayStatistics
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("finitedp-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
 
 ROWS = [(i % 7 - 3, (i * 5) % 9, f"{(i * 3) % 5}/4") for i in range(40)]
 SPEC = [("a", -3, 3, 1), ("b", 0, 8, 1), ("c", 0, 1, "1/4")]
