@@ -227,16 +227,9 @@ def _release(args: argparse.Namespace) -> int:
     ):
         progress.phase(f"reading {source.name}")
         if engine == "spark":  # Spark counts; the noise is drawn here, on the driver
-            if values is not None or stream:
-                raise ParameterError(
-                    "--engine spark: counts a column of keys for the histogram mechanisms; "
-                    f"{'--value-column' if values is not None else 'a stream mechanism'} is "
-                    "read by DuckDB (leave --engine out)"
-                )
-            from ..spark import read_frame, spark_counts  # pyspark only when asked for
+            from ..spark import file_counts  # pyspark only when asked for
 
-            frame = read_frame(source.path, source.kind)
-            n, data = spark_counts(frame, args.column, universe.size, encode=universe.encode)
+            n, data = file_counts(source, args.column, universe, values is not None or stream)
         elif values is not None:
             columns = (args.column, args.value_column)
             data = read_sums(source, columns, universe, values, progress)
