@@ -58,6 +58,7 @@ from ..aggregation.vectorsum import EllipticalGaussian
 from ..errors import ParameterError
 from ..oracle import RandomSource, default_source
 from ..params import (
+    decimal_nearest,
     short_fraction,
     short_int,
 )
@@ -112,7 +113,7 @@ def check_total(total: Guarantee, rho: Fraction, d: int, units: int, defaults: b
     if defaults and total.rho_delta > MAX_DELTA0:
         raise ParameterError(
             f"rho: got {short_fraction(rho)}; the default noise tables cannot certify it at "
-            f"d = {d}: their tails leave delta0 = {float(total.rho_delta):.2g} > 2^-20 (a "
+            f"d = {d}: their tails leave delta0 = {decimal_nearest(total.rho_delta, 2, up=True)} > 2^-20 (a "
             f"round's share too small for K = {units}, or above about 10); use another rho, "
             f"or give units or noise_precision to accept that delta0"
         )
