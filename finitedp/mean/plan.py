@@ -111,9 +111,10 @@ def check_total(total: Guarantee, rho: Fraction, d: int, units: int, defaults: b
             f"{short_fraction(rho)}; use larger noise tables (noise_precision) or a larger rho"
         )
     if defaults and total.rho_delta > MAX_DELTA0:
+        shown = decimal_nearest(total.rho_delta, 2, up=True)
         raise ParameterError(
             f"rho: got {short_fraction(rho)}; the default noise tables cannot certify it at "
-            f"d = {d}: their tails leave delta0 = {decimal_nearest(total.rho_delta, 2, up=True)} > 2^-20 (a "
+            f"d = {d}: their tails leave delta0 = {shown} > 2^-20 (a "
             f"round's share too small for K = {units}, or above about 10); use another rho, "
             f"or give units or noise_precision to accept that delta0"
         )
