@@ -116,9 +116,14 @@ def test_fallback_law_and_least_probability() -> None:
 
 def _stream_laws(mech: PureMisraGries, d: int, length: int) -> dict[object, object]:
     laws: dict[object, object] = {}
+    by_sketch: dict[object, object] = {}  # streams with one sketch have one law: computed once
     for stream in all_streams(length, d):
         sketch = misra_gries(mech.k, d, stream)
-        laws[stream] = exact_distribution(lambda rng, s=sketch: mech.release_sketch(s, rng).heavy)
+        if sketch not in by_sketch:
+            by_sketch[sketch] = exact_distribution(
+                lambda rng, s=sketch: mech.release_sketch(s, rng).heavy
+            )
+        laws[stream] = by_sketch[sketch]
     return laws
 
 
