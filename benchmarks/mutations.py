@@ -620,20 +620,20 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/mean/plan.py",
-        "def spread_of",
+        "def spreads",
         "return [t + mean for t in tau]",
         "return [t - mean for t in tau]",
         ("tests/test_plan.py",),
     ),
     Mutation(
         "finitedp/mean/plan.py",
-        "def spread_of",
+        "def spreads",
         "mean = sum(tau, Fraction(0)) / self.d",
         "mean = sum(tau, Fraction(1)) / self.d",
         ("tests/test_plan.py",),
     ),
     Mutation(
-        "finitedp/mean/scaling.py",
+        "finitedp/statistics.py",
         "def norm_bounds",
         "(a << 40) + (b << 21) + c",
         "(a << 40) + (b << 20) + c",
@@ -641,9 +641,9 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/mean/scaling.py",
-        "def clipped_sum",
-        "c = isqrt(d - 1) + 1",
-        "c = isqrt(d + 1) + 1",
+        "def clip_margin",
+        "return isqrt(d - 1) + 1",
+        "return isqrt(d + 1) + 1",
         ("tests/test_plan.py",),
     ),
     Mutation(

@@ -19,15 +19,28 @@ same release for the same draws, and memory follows the statistics, never ``n x 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from math import isqrt
 from typing import Protocol
 
 import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["ArrayStatistics", "ColumnStatistics", "GridCounts"]
+__all__ = [
+    "ArrayStatistics",
+    "ColumnStatistics",
+    "GridCounts",
+    "RowStatistics",
+    "ceil_sqrt",
+    "gap_level",
+    "norm_bounds",
+    "rounded",
+]
+
+#: Rows scaled at once by the in-memory engine: memory per block, not ``n x d``.
+ROW_CELLS = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,6 +153,79 @@ class ColumnStatistics(Protocol):
         ...
 
 
+class RowStatistics(ColumnStatistics, Protocol):
+    """What PLAN (Alg 17) asks of its rows beyond the columns' counts and sums.
+
+    Each answer is a function of the rows and of public or earlier released values
+    (the centre ``m``, the integer scales ``P`` and the radii), so PLAN's release is a
+    function of the answers and its draws, whatever computes them.  A row's scaled
+    vector is ``w_j = (k_j - m) P`` (per coordinate) and its norm bound
+    ``N_j = ceil(||w_j||_2)``: both exact integers.
+    """
+
+    def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
+        """Per column, the counts of :func:`gap_level` over the pairs of rows
+        ``(2j, 2j + 1)``, ``j < n // 2``, in the rows' order (``levels`` increasing)."""
+        ...
+
+    def norm_counts(
+        self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
+    ) -> GridCounts:
+        """The counts of each row's level: the least ``k`` with ``radii[k] >= N_j``, or
+        the top level ``len(radii) - 1`` if none (``radii`` increasing)."""
+        ...
+
+    def rounded_sums(
+        self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
+    ) -> list[int]:
+        """Per column, ``sum_j`` of :func:`rounded` ``(w_ij, num, den)`` over the rows
+        with ``N_j <= within``."""
+        ...
+
+    def rows_beyond(
+        self, centre: Sequence[int], scales: Sequence[int], within: int
+    ) -> Iterator[np.ndarray]:
+        """The rows with ``N_j > within``, as blocks of grid indices (``int64``, ``d``
+        columns each), in any order."""
+        ...
+
+
+def ceil_sqrt(x: int) -> int:
+    """``ceil(sqrt(x))`` for an integer ``x >= 0``."""
+    root = isqrt(x)
+    return root + (root * root < x)
+
+
+def gap_level(gap: int, levels: Sequence[int]) -> int:
+    """The least ``k`` with ``levels[k] >= gap`` (``len(levels)`` if none)."""
+    return int(np.searchsorted(np.asarray(levels, dtype=np.int64), gap))
+
+
+def rounded(w: np.ndarray, num: int | np.ndarray, den: int | np.ndarray) -> np.ndarray:
+    """``round(w num/den)``, halves up: ``floor((2 w num + den)/(2 den))`` (``den > 0``)."""
+    return (2 * w * num + den) // (2 * den)
+
+
+def norm_bounds(w: np.ndarray) -> list[int]:
+    """``N_j = ceil(||w_j||_2)`` exactly, for each row of the int64 matrix ``w``.
+
+    ``|w| < 2^40`` and ``d < 2^20``: each magnitude is split as ``h 2^20 + l``, the
+    three int64 sums ``sum h^2``, ``sum h l`` and ``sum l^2`` stay below ``2^60``, and
+    ``sum w^2 = (sum h^2) 2^40 + (sum h l) 2^21 + sum l^2`` is put together as a
+    Python integer.  Exact, so the value depends on the row only (a sparse row gives
+    the same bound as its dense form).
+    """
+    magnitude = np.abs(w)
+    high, low = magnitude >> 20, magnitude & ((1 << 20) - 1)
+    squares = zip(
+        (high * high).sum(axis=1).tolist(),
+        (high * low).sum(axis=1).tolist(),
+        (low * low).sum(axis=1).tolist(),
+        strict=True,
+    )
+    return [ceil_sqrt((a << 40) + (b << 21) + c) for a, b, c in squares]
+
+
 class ArrayStatistics:
     """:class:`ColumnStatistics` of in-memory columns of grid indices (numpy).
 
@@ -154,6 +240,7 @@ class ArrayStatistics:
         if len(lengths) > 1:
             raise ParameterError(f"columns: got lengths {sorted(lengths)}; one n for every column")
         self._n = lengths.pop() if lengths else 0
+        self._norms: tuple[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray] | None = None
 
     @property
     def n(self) -> int:
@@ -174,3 +261,63 @@ class ArrayStatistics:
 
     def column_counts(self, i: int) -> GridCounts:
         return GridCounts.from_indices(self._columns[i])
+
+    # -- PLAN's row statistics, a block of rows at a time --------------------------------
+
+    def _blocks(self) -> Iterator[np.ndarray]:
+        """The rows as ``int64`` blocks of about :data:`ROW_CELLS` entries."""
+        rows = max(1, ROW_CELLS // max(1, self.d))
+        for start in range(0, self._n, rows):
+            yield np.column_stack([c[start : start + rows] for c in self._columns])
+
+    def _bounds(self, centre: Sequence[int], scales: Sequence[int]) -> np.ndarray:
+        """Every row's ``N_j`` for this centre and these scales (the last one kept: a
+        round asks for its levels, then its sums and clipped rows, with the same)."""
+        key = (tuple(centre), tuple(scales))
+        if self._norms is None or self._norms[0] != key:
+            m, p = np.asarray(centre, dtype=np.int64), np.asarray(scales, dtype=np.int64)
+            bounds: list[int] = []
+            for block in self._blocks():
+                bounds += norm_bounds((block - m) * p)
+            self._norms = (key, np.asarray(bounds, dtype=np.int64))
+        return self._norms[1]
+
+    def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
+        half = self._n // 2
+        top = np.asarray(levels, dtype=np.int64)
+        return [
+            GridCounts.from_indices(
+                np.searchsorted(top, np.abs(c[0 : 2 * half : 2] - c[1::2][:half]))
+            )
+            for c in self._columns
+        ]
+
+    def norm_counts(
+        self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
+    ) -> GridCounts:
+        found = np.searchsorted(np.asarray(radii, dtype=np.int64), self._bounds(centre, scales))
+        return GridCounts.from_indices(np.minimum(found, len(radii) - 1))
+
+    def rounded_sums(
+        self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
+    ) -> list[int]:
+        m, p = np.asarray(centre, dtype=np.int64), np.asarray(scales, dtype=np.int64)
+        inside = self._bounds(centre, scales) <= within
+        total = np.zeros(self.d, dtype=np.int64)
+        start = 0
+        for block in self._blocks():
+            kept = inside[start : start + len(block)]
+            start += len(block)
+            total += rounded((block[kept] - m) * p, num, den).sum(axis=0, dtype=np.int64)
+        return [int(t) for t in total]
+
+    def rows_beyond(
+        self, centre: Sequence[int], scales: Sequence[int], within: int
+    ) -> Iterator[np.ndarray]:
+        beyond = self._bounds(centre, scales) > within
+        start = 0
+        for block in self._blocks():
+            chosen = block[beyond[start : start + len(block)]]
+            start += len(block)
+            if len(chosen):
+                yield chosen

@@ -46,7 +46,7 @@ sets (:meth:`PLAN.release_sets`, :mod:`.sparse`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from math import isqrt
 from typing import Unpack
@@ -64,6 +64,7 @@ from ..params import (
 )
 from ..selection.grid import Grid
 from ..selection.quantile import ExponentialQuantile
+from ..statistics import ArrayStatistics, ColumnStatistics, RowStatistics, norm_bounds
 from .budget import PlanOptions, plan_budget
 from .release import (
     LISTING_SHARES,
@@ -83,22 +84,17 @@ from .scaling import (
     clipped_sum,
     index_rows,
     integer_scales,
-    level_of,
-    norm_bounds,
+    kept_within,
     sqrt_floor,
 )
 from .shares import Selector, clipped_beyond, rank_error
-from .sparse import release_sets
+from .sparse import SetsStatistics
 
 __all__ = ["LISTING_SHARES", "NEIGHBOURS", "PLAN", "PLAN_RELEASE_VERSION", "MeanRelease"]
 
 #: The most ``delta0`` (the noise tables' tail mass in the zCDP statement) that the default
 #: ``K`` and tables may state: above it the constructor refuses.
 MAX_DELTA0 = Fraction(1, 1 << 20)
-
-#: Columns sorted at once for the quantiles, and rows scaled at once: memory per block.
-COLUMN_BLOCK = 256
-ROW_BLOCK = 4096
 
 
 def check_total(total: Guarantee, rho: Fraction, d: int, units: int, defaults: bool) -> None:
@@ -263,60 +259,35 @@ class PLAN:
         """The ``eps`` the accountant certifies at ``delta`` (CKS20 / BS16 conversions)."""
         return self.accountant.epsilon_for(delta)
 
-    # -- the steps, each a function of the data and of earlier (public) outputs ---------------
+    # -- the steps, each a function of the data's statistics and of earlier (public) outputs --
 
-    def centre_of(self, rows: np.ndarray, rng: RandomSource) -> list[int]:
-        """Step 1: each coordinate's private median, as a grid index."""
-        return self.centres(lambda cols: rows[:, cols], rng)
-
-    def centres(self, columns: Callable[[slice], np.ndarray], rng: RandomSource) -> list[int]:
-        """Step 1 from blocks of columns: the medians, or index 0 (``centre="lower"``)."""
+    def centres(self, stats: ColumnStatistics, rng: RandomSource) -> list[int]:
+        """Step 1: each coordinate's private median as a grid index (``centre="lower"``: 0)."""
         if self.centre is None:
             return [0] * self.d
-        return self._medians(self.centre, columns, rng)
+        selector = self.centre
+        return [
+            self.grid.index(selector.release_counts(stats.column_counts(i), rng))
+            for i in range(self.d)
+        ]
 
-    def _medians(
-        self, selector: Selector, columns: Callable[[slice], np.ndarray], rng: RandomSource
-    ) -> list[int]:
-        """Each column's quantile, a block of columns made and sorted at a time."""
-        out = []
-        for start in range(0, self.d, COLUMN_BLOCK):
-            block = np.sort(columns(slice(start, start + COLUMN_BLOCK)), axis=0)
-            for i in range(block.shape[1]):
-                value = selector.release_indices(block[:, i], rng, presorted=True)
-                out.append(selector.grid.index(value))
-        return out
-
-    def spread_of(self, rows: np.ndarray, rng: RandomSource) -> list[Fraction]:
+    def spreads(self, stats: RowStatistics, rng: RandomSource) -> list[Fraction]:
         """Step 2: the standard-deviation estimates ``tau`` (up to a public factor), regularised.
 
         ``"gaussian"``: the median of ``|x - y|`` over the pairs of rows ``(2j, 2j+1)``
         is ``sqrt(2 (7/9)^3) sigma`` for Gaussian data, a public factor that cancels;
-        each gap is read as its level on the geometric grid ``ceil((6/5)^k)``.
+        each gap is read as its level on the geometric grid ``ceil((6/5)^k)``
+        (:meth:`~finitedp.statistics.RowStatistics.gap_counts`).
         """
-        even, odd = rows[0 : self.n // 2 * 2 : 2], rows[1 : self.n // 2 * 2 : 2]
-        levels = np.array(self.gap_levels, dtype=np.int64)
-
-        def gaps(cols: slice) -> np.ndarray:
-            gap = np.abs(even[:, cols].astype(np.int64) - odd[:, cols].astype(np.int64))
-            return np.searchsorted(levels, gap).astype(np.int64)  # least k, T_k >= gap
-
-        return self.spreads(gaps, lambda: rows.sum(axis=0, dtype=np.int64).tolist(), rng)
-
-    def spreads(
-        self,
-        gaps: Callable[[slice], np.ndarray],
-        sums: Callable[[], list[int]],
-        rng: RandomSource,
-    ) -> list[Fraction]:
-        """Step 2 from its inputs: the gaps' levels by blocks of columns, or the column sums."""
         if self.variance_kind == "gaussian":
-            assert not isinstance(self.spread, EllipticalGaussian | None)
-            tau = [Fraction(self.gap_levels[k]) for k in self._medians(self.spread, gaps, rng)]
+            selector = self.spread
+            assert not isinstance(selector, EllipticalGaussian | None)
+            counts = stats.gap_counts(self.gap_levels)
+            tau = [Fraction(self.gap_levels[int(selector.release_counts(c, rng))]) for c in counts]
         else:
             if self.variance_kind == "binary":
                 assert isinstance(self.spread, EllipticalGaussian)
-                estimates = self.spread.release_sums(sums(), rng).estimates
+                estimates = self.spread.release_sums(stats.column_sums(), rng).estimates
                 variances = binary_variances(estimates, self.grid, self.d, self.n)
             else:
                 assert self.budget.public_variances is not None
@@ -324,6 +295,34 @@ class PLAN:
             tau = [sqrt_floor(v) for v in variances]
         mean = sum(tau, Fraction(0)) / self.d
         return [t + mean for t in tau]
+
+    def clip(
+        self,
+        stats: RowStatistics,
+        centre: list[int],
+        scales: list[int],
+        levels: list[int],
+        rng: RandomSource,
+    ) -> tuple[int, list[int]]:
+        """Steps 3-4's data part: the radius ``C`` (a private quantile of the rows' norm
+        levels) and the clipped sums ``sum_j v_j`` in units of ``C/K``.
+
+        The rows within ``C (2K - c)/(2K)`` share the factor ``K/C`` (:func:`.scaling.
+        clipped_sum`), so the engine sums them; the others, about ``k``, are clipped here.
+        """
+        chosen = self.radius.release_counts(stats.norm_counts(centre, scales, levels), rng)
+        radius = levels[int(chosen)]
+        within = kept_within(radius, self.units, self.d)
+        total = np.array(stats.rounded_sums(centre, scales, self.units, radius, within))
+        m, p = np.array(centre, dtype=np.int64), np.array(scales, dtype=np.int64)
+        for block in stats.rows_beyond(centre, scales, within):
+            w = (block - m) * p
+            total += clipped_sum(w, norm_bounds(w), radius, self.units)
+        return radius, [int(t) for t in total]
+
+    def spread_of(self, rows: np.ndarray, rng: RandomSource) -> list[Fraction]:
+        """:meth:`spreads` of an ``n x d`` array of grid indices."""
+        return self.spreads(ArrayStatistics(list(np.asarray(rows, dtype=np.int64).T)), rng)
 
     def scaled(self, rows: np.ndarray, centre: list[int], scales: list[int]) -> np.ndarray:
         """``w_j = (k_j - m) P`` per coordinate: the centred, scaled rows in int64."""
@@ -335,6 +334,28 @@ class PLAN:
         largest = isqrt(sum((self.span * s) ** 2 for s in scales)) + 1
         return clip_levels(largest, self.clip_ratio, self.clip_count)
 
+    def release_statistics(
+        self, stats: RowStatistics, rng: RandomSource | None = None
+    ) -> MeanRelease:
+        """The private mean of the rows whose statistics ``stats`` gives (any engine:
+        numpy, DuckDB, Spark, sparse sets): the same release for the same draws.
+
+        Raises:
+            ParameterError: not ``n`` rows of ``d`` columns.
+        """
+        if (stats.n, stats.d) != (self.n, self.d):
+            raise ParameterError(
+                f"rows: got {short_int(stats.n)} x {stats.d}; need n x d = "
+                f"{short_int(self.n)} x {self.d}"
+            )
+        source = rng or default_source()
+        centre = self.centres(stats, source)
+        scales = integer_scales(self.spreads(stats, source), self.p, self.span)
+        levels = self.levels(scales)
+        return run_rounds(
+            self, centre, scales, lambda m: self.clip(stats, m, scales, levels, source), source
+        )
+
     def release_indices(self, rows: object, rng: RandomSource | None = None) -> MeanRelease:
         """The private mean of rows given as grid indices (an ``n x d`` integer array).
 
@@ -342,27 +363,8 @@ class PLAN:
             ParameterError: the wrong shape, or an index outside the grid.
         """
         data = index_rows(rows, self.n, self.d, self.span)
-        source = rng or default_source()
-        centre = self.centre_of(data, source)
-        tau = self.spread_of(data, source)
-        scales = integer_scales(tau, self.p, self.span)
-        # Rows a block at a time: memory follows the block, not n x d int64.
-        blocks = [slice(s, s + ROW_BLOCK) for s in range(0, self.n, ROW_BLOCK)]
-        levels = self.levels(scales)
-
-        def clip(centre: list[int]) -> tuple[int, list[int]]:
-            bounds: list[int] = []
-            for rows_ in blocks:
-                bounds += norm_bounds(self.scaled(data[rows_], centre, scales))
-            chosen = int(self.radius.release_indices(level_of(bounds, levels), source))
-            radius = levels[chosen]
-            total = np.zeros(self.d, dtype=np.int64)
-            for rows_ in blocks:
-                w = self.scaled(data[rows_], centre, scales)
-                total += clipped_sum(w, bounds[rows_], radius, self.units)
-            return radius, total.tolist()
-
-        return run_rounds(self, centre, scales, clip, source)
+        columns = [data[:, i].astype(np.int64) for i in range(self.d)]
+        return self.release_statistics(ArrayStatistics(columns), rng)
 
     def release_sets(
         self, sets: Sequence[Sequence[int]], rng: RandomSource | None = None
@@ -371,9 +373,15 @@ class PLAN:
 
         Memory follows the total size of the sets plus ``d`` (never ``n x d``), and the
         release equals :meth:`release_indices` of the dense rows draw for draw
-        (:func:`.sparse.release_sets`).  Needs the grid ``{0, 1}``.
+        (:class:`.sparse.SetsStatistics`).
+
+        Raises:
+            ParameterError: a grid other than ``{0, 1}``, not ``n`` rows, or an item
+                outside ``[0, d)`` (the row is named).
         """
-        return release_sets(self, sets, rng or default_source())
+        if self.grid != Grid(0, 1):
+            raise ParameterError("sets: rows given as sets need the grid {0, 1} (lower 0, upper 1)")
+        return self.release_statistics(SetsStatistics(sets, self.n, self.d), rng)
 
     def release(
         self, rows: Sequence[Sequence[object]], rng: RandomSource | None = None

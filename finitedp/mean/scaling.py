@@ -33,6 +33,7 @@ from ..errors import ParameterError
 from ..params import check_positive_int, exact_fraction, short_fraction, short_int
 from ..resources import require_time
 from ..selection.grid import Grid
+from ..statistics import ceil_sqrt, norm_bounds, rounded
 
 __all__ = [
     "MAX_CLIP_COUNT",
@@ -42,10 +43,12 @@ __all__ = [
     "ceil_sqrt",
     "clip_grid",
     "clip_levels",
+    "clip_margin",
     "clipped_sum",
     "gap_levels",
     "index_rows",
     "integer_scales",
+    "kept_within",
     "level_count",
     "level_of",
     "norm_bounds",
@@ -157,32 +160,6 @@ def integer_scales(tau: list[Fraction], p: int, units: int) -> list[int]:
     return out
 
 
-def norm_bounds(w: np.ndarray) -> list[int]:
-    """``N_j = ceil(||w_j||_2)`` exactly, for each row of the int64 matrix ``w``.
-
-    ``|w| < 2^40`` and ``d < 2^20``: each magnitude is split as ``h 2^20 + l``, the
-    three int64 sums ``sum h^2``, ``sum h l`` and ``sum l^2`` stay below ``2^60``, and
-    ``sum w^2 = (sum h^2) 2^40 + (sum h l) 2^21 + sum l^2`` is put together as a
-    Python integer.  Exact, so the value depends on the row only (a sparse row gives
-    the same bound as its dense form).
-    """
-    magnitude = np.abs(w)
-    high, low = magnitude >> 20, magnitude & ((1 << 20) - 1)
-    squares = zip(
-        (high * high).sum(axis=1).tolist(),
-        (high * low).sum(axis=1).tolist(),
-        (low * low).sum(axis=1).tolist(),
-        strict=True,
-    )
-    return [ceil_sqrt((a << 40) + (b << 21) + c) for a, b, c in squares]
-
-
-def ceil_sqrt(x: int) -> int:
-    """``ceil(sqrt(x))`` for an integer ``x >= 0``."""
-    root = isqrt(x)
-    return root + (root * root < x)
-
-
 def clip_levels(largest: int, ratio: Fraction, levels: int) -> list[int]:
     """``C_k = ceil(largest ratio^-(L-1-k))``, ``k = 0..L-1``: geometric, up to ``largest``."""
     out = []
@@ -282,7 +259,7 @@ def clipped_sum(w: np.ndarray, bounds: list[int], radius: int, units: int) -> np
     ``sqrt(d)/2 <= c/2``.  Needs ``|w| < 2^40`` and ``K < 2^13`` (no overflow).
     """
     n, d = w.shape
-    c = isqrt(d - 1) + 1 if d > 1 else 1
+    c = clip_margin(d)
     num = np.empty(n, dtype=np.int64)
     den = np.empty(n, dtype=np.int64)
     for j, bound in enumerate(bounds):
@@ -290,8 +267,18 @@ def clipped_sum(w: np.ndarray, bounds: list[int], radius: int, units: int) -> np
             num[j], den[j] = units, radius
         else:
             num[j], den[j] = 2 * units - c, 2 * bound
-    v = (2 * w * num[:, None] + den[:, None]) // (2 * den[:, None])
-    return np.asarray(v.sum(axis=0, dtype=np.int64))
+    return np.asarray(rounded(w, num[:, None], den[:, None]).sum(axis=0, dtype=np.int64))
+
+
+def clip_margin(d: int) -> int:
+    """``c = ceil(sqrt(d))``: rounding each of ``d`` coordinates moves a row by at most ``c/2``."""
+    return isqrt(d - 1) + 1 if d > 1 else 1
+
+
+def kept_within(radius: int, units: int, d: int) -> int:
+    """The largest ``N`` with ``2 N K <= C (2K - c)``: rows of norm bound at most this are
+    scaled by ``K/C`` (not clipped) in :func:`clipped_sum`."""
+    return radius * (2 * units - clip_margin(d)) // (2 * units)
 
 
 def index_rows(rows: object, n: int, d: int, span: int) -> np.ndarray:
