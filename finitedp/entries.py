@@ -334,8 +334,8 @@ class ColumnEntry:
         reads: what the mechanism's ``release_from`` gets: a
             :class:`~finitedp.statistics.ColumnStatistics` of which it asks each column's
             sum in grid units (``"sums"``) or each column's counts on its grid
-            (``"counts"``), computed by the engine where the data lies; or (``"values"``)
-            each column's grid indices in file order (``list[numpy.ndarray]`` of ``int64``).
+            (``"counts"``), or (``"rows"``) a :class:`~finitedp.statistics.RowStatistics`
+            (PLAN's questions of whole rows); the engine computes them where the data lies.
         baskets: whether it reads basket files (``--format baskets``: 0/1 rows given as
             the sets of their 1s); its mechanism is then a :class:`BasketMechanism`.
     """
@@ -350,7 +350,7 @@ class ColumnEntry:
         ColumnMechanism,
     ]
     options: tuple[Option, ...] = ()
-    reads: Literal["sums", "counts", "values"] = "sums"
+    reads: Literal["sums", "counts", "rows"] = "sums"
     baskets: bool = False
 
 

@@ -201,16 +201,16 @@ def test_plan_mean_reads_integer_parquet_columns_as_the_row_reader_does(
     assert code == 2 and "row 61, column 'a': value 40 is outside [-8, 8]" in err
 
 
-def test_the_integer_fast_path_applies_only_where_every_integer_is_a_point(tmp_path: Path) -> None:
-    from finitedp.io.duckstats import integer_values
+def test_the_sql_rows_apply_only_where_every_integer_is_a_point(tmp_path: Path) -> None:
+    from finitedp.io.duckrows import duckdb_rows
 
     parquet = tmp_path / "t.parquet"
     duckdb.sql(
         f"COPY (SELECT v::BIGINT AS v FROM unnest([0, 2, 4]) t(v)) TO '{parquet}' (FORMAT parquet)"
     )
     with opened_input(str(parquet), "parquet") as source:
-        fast = integer_values(source, [_column("v", 0, 4)], Progress(False, 0))
-        assert fast is not None and fast[0] == 3 and fast[1][0].tolist() == [0, 2, 4]
-        halves = integer_values(source, [_column("v", 0, 4, "1/2")], Progress(False, 0))
-        assert halves is not None and halves[1][0].tolist() == [0, 4, 8]
-        assert integer_values(source, [_column("v", 0, 4, 2)], Progress(False, 0)) is None
+        whole = duckdb_rows(source, [_column("v", 0, 4)], Progress(False, 0))
+        assert whole is not None and whole.column_sums() == [6] and whole.n == 3
+        halves = duckdb_rows(source, [_column("v", 0, 4, "1/2")], Progress(False, 0))
+        assert halves is not None and halves.column_sums() == [12]
+        assert duckdb_rows(source, [_column("v", 0, 4, 2)], Progress(False, 0)) is None

@@ -1,7 +1,7 @@
 """``finitedp release --mechanism NAME --columns ...``: a mechanism over numeric columns.
 
 Reads the declared columns of a CSV or Parquet file exactly (:mod:`finitedp.io.numeric`),
-as sums in grid units or as each column's values (what the entry ``reads``), or a
+as sums in grid units, counts, or PLAN's row statistics (what the entry ``reads``), or a
 basket file's 0/1 rows as sets (``--format baskets --items D``, :mod:`finitedp.io.baskets`,
 for the entries that read baskets), runs
 an entry of :data:`finitedp.registry.COLUMNS` and writes the release with its
@@ -21,7 +21,8 @@ from ..errors import FiniteDPError, ParameterError
 from ..io.baskets import MAX_ITEMS, read_baskets
 from ..io.display import with_displays
 from ..io.document import write_document
-from ..io.duckstats import DuckDBStatistics, integer_values
+from ..io.duckrows import duckdb_rows
+from ..io.duckstats import DuckDBStatistics
 from ..io.files import STDOUT, check_out, input_format
 from ..io.numeric import NumericColumn, parse_columns, read_column_values
 from ..io.progress import DELAY_SECONDS, Progress
@@ -31,7 +32,7 @@ from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction, probability, short_fraction
 from ..registry import COLUMNS
-from ..statistics import ColumnStatistics
+from ..statistics import ArrayStatistics, ColumnStatistics, RowStatistics
 from .output import finish_release
 
 __all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "release_columns"]
@@ -131,7 +132,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     options = _check(args, entry)
     baskets = args.format == "baskets"
     engine = args.engine or "duckdb"
-    if engine != "duckdb" and (baskets or entry.reads == "values"):
+    if engine != "duckdb" and (baskets or entry.reads == "rows"):
         raise ParameterError(
             f"--engine {engine}: {entry.name} reads rows (--format baskets or plan-mean), on "
             "DuckDB only for now; leave --engine out"
@@ -161,9 +162,9 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         data: Any
         if baskets:
             n, data = read_baskets(source, len(columns), progress)
-        elif entry.reads == "values":
-            fast = integer_values(source, columns, progress, clamp)
-            n, data = fast or read_column_values(source, columns, progress, clamp)
+        elif entry.reads == "rows":
+            data = _rows(source, columns, progress, clamp)
+            n = data.n
         else:  # the engine computes the statistics the mechanism asks for, where the data is
             data = _statistics(engine, source, columns, progress, clamp)
             if entry.reads == "sums":
@@ -242,6 +243,20 @@ def _statistics(
 
     progress.phase(f"reading {source.name} with Spark")
     return SparkStatistics(read_frame(source.path, source.kind), columns, clamp)
+
+
+def _rows(
+    source: InputFile, columns: list[NumericColumn], progress: Progress, clamp: bool
+) -> RowStatistics:
+    """PLAN's row statistics: in DuckDB where every column is an integer Parquet column
+    whose every integer is a grid point (memory independent of ``n``), else from the
+    rows read into memory (8 bytes a value, refused above the memory limit)."""
+    inside = duckdb_rows(source, columns, progress, clamp)
+    if inside is not None:
+        inside.column_sums()  # one scan: every value checked (its row named), and n
+        return inside
+    _, values = read_column_values(source, columns, progress, clamp)
+    return ArrayStatistics(values)
 
 
 def _flagged(message: str, names: list[str]) -> str:

@@ -27,8 +27,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ..errors import ParameterError
 from ..resources import require_memory
 from ..statistics import GridCounts
@@ -37,7 +35,7 @@ from .numeric import IntegerGrid, NumericColumn, check_rows
 from .progress import Progress
 from .tables import InputFile, connect, query, relation
 
-__all__ = ["DuckDBStatistics", "integer_values"]
+__all__ = ["DuckDBStatistics"]
 
 #: Parquet types whose values are read as integers in SQL.
 INTEGER_TYPES = {
@@ -261,50 +259,3 @@ class DuckDBStatistics:
                 raise self._refused(error) from None
             merged[k] = merged.get(k, 0) + int(count)
         return merged
-
-
-def integer_values(
-    source: InputFile, columns: Sequence[NumericColumn], progress: Progress, clamp: bool = False
-) -> tuple[int, list[np.ndarray]] | None:
-    """Each column's grid indices in file order, from integer Parquet columns in numpy.
-
-    The fast path of :func:`~finitedp.io.numeric.read_column_values` for the mechanisms
-    that read rows (``plan-mean``): DuckDB hands the columns over as ``int64`` arrays,
-    and the indices ``(v b q - a q)/(b p)`` are computed in numpy, checked against the
-    bounds first (a refused value is named by the row reader).  ``None`` where it does
-    not apply (CSV, another type, a grid where not every integer is a point, or
-    constants past ``int64``): the row reader then reads the file.
-
-    Raises:
-        ParameterError: a refused value (its row named).
-        ResourceLimitError: the values would not fit the memory limit.
-    """
-    if source.kind != "parquet":
-        return None
-    stats = DuckDBStatistics(source, columns, progress, clamp)
-    maps = [g.map if g is not None and g.map.every_integer else None for g in stats.grids]
-    for m in maps:
-        if m is None:
-            return None
-        a, b, q = m.column.lower.numerator, m.column.lower.denominator, m.column.step.denominator
-        if max(abs(m.low), abs(m.high)) * b * q + abs(a) * q >= 1 << 62:
-            return None
-    n = stats.n
-    require_memory(16 * n * len(columns), "the columns' values", f"{n:,} rows")
-    progress.phase(f"reading {len(columns)} integer columns of {source.name} (DuckDB)")
-    names = ", ".join(g.name for g in stats.grids if g is not None)
-    found = query(source, f"SELECT {names} FROM {stats.where}", stats.wanted).fetchnumpy()
-    out = []
-    for m, values in zip(maps, found.values(), strict=True):
-        assert m is not None
-        if np.ma.is_masked(values):
-            raise stats._refused()
-        v = np.asarray(values, dtype=np.int64)
-        if clamp:
-            v = np.clip(v, m.low, m.high)
-        elif n and (int(v.min()) < m.low or int(v.max()) > m.high):
-            raise stats._refused()
-        a, b = m.column.lower.numerator, m.column.lower.denominator
-        p, q = m.column.step.numerator, m.column.step.denominator
-        out.append((v * (b * q) - a * q) // (b * p))
-    return n, out

@@ -49,6 +49,7 @@ __all__ = [
     "connect",
     "count_labels",
     "labels_in_order",
+    "literal",
     "null_row",
     "opened_input",
     "query",
@@ -178,7 +179,8 @@ def _copied(stream: Any, name: str, kind: str) -> Iterator[InputFile]:
 # -- a file as SQL --------------------------------------------------------
 
 
-def _literal(text: str) -> str:
+def literal(text: str) -> str:
+    """``text`` as an SQL string literal (a path, say)."""
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -187,7 +189,7 @@ def connect() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY_LIMIT, "threads": 2})
     # Spills go to the system's temporary directory, never to the user's working directory.
     spill = os.path.join(tempfile.gettempdir(), "finitedp-duckdb")
-    con.execute(f"SET temp_directory = {_literal(spill)}")
+    con.execute(f"SET temp_directory = {literal(spill)}")
     # Its bar goes to stdout, where a release may be going: finitedp's own is on stderr.
     con.execute("SET enable_progress_bar = false")
     con.execute("SET preserve_insertion_order = true")  # streams come out in file order
@@ -220,7 +222,7 @@ def _csv_header(source: InputFile) -> list[str]:
 def relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> list[str]:
     """``[FROM clause, expression of each wanted column]``, the columns checked."""
     if source.kind == "parquet":
-        where = f"read_parquet({_literal(source.path)})"
+        where = f"read_parquet({literal(source.path)})"
         try:
             described = connect().execute(f"DESCRIBE SELECT * FROM {where}").fetchall()
         except duckdb.Error as error:
@@ -245,7 +247,7 @@ def relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> 
     positions = header_positions(header, columns, source.name, "CSV")
     declared = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header)))
     where = (
-        f"read_csv({_literal(source.path)}, header = false, skip = 1, delim = ',', "
+        f"read_csv({literal(source.path)}, header = false, skip = 1, delim = ',', "
         f"quote = '\"', escape = '\"', auto_detect = false, strict_mode = true, "
         f"allow_quoted_nulls = false, columns = {{{declared}}})"
     )

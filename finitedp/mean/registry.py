@@ -9,8 +9,6 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Literal, cast
 
-import numpy as np
-
 from ..entries import JSON, P_OPTION, ColumnEntry, ColumnOutcome, Option
 from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
@@ -106,7 +104,7 @@ class _Plan:
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
-        release = self.plan.release_indices(np.column_stack(data), rng)
+        release = self.plan.release_statistics(data, rng)
         return ColumnOutcome(release.to_json_dict(), release.estimates)
 
     def release_from_sets(self, sets: list[Any], rng: RandomSource | None = None) -> ColumnOutcome:
@@ -156,7 +154,7 @@ COLUMN_ENTRIES = (
         "rho",
         _build,
         (P_OPTION, VARIANCE_OPTION, SELECTION_OPTION, ROUNDS_OPTION),
-        "values",
+        "rows",
         baskets=True,
     ),
 )

@@ -1,0 +1,174 @@
+"""PLAN's row statistics: every engine answers as the rows do, so every engine releases alike.
+
+The laws: for any rows, centre, scales and radii, DuckDB's SQL (:mod:`finitedp.io.duckrows`)
+and the sparse sets (:mod:`finitedp.mean.sparse`) give the in-memory engine's gap-level
+counts, norm-level counts, rounded sums within a radius and rows beyond it, exactly; and
+PLAN fed any of them makes the same release for the same draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from finitedp.io import duckrows
+from finitedp.io.duckrows import DuckDBRows, duckdb_rows
+from finitedp.io.numeric import NumericColumn
+from finitedp.io.progress import Progress
+from finitedp.io.tables import opened_input
+from finitedp.mean import PLAN
+from finitedp.mean.sparse import SetsStatistics
+from finitedp.oracle import SeededSource
+from finitedp.statistics import ArrayStatistics, RowStatistics
+
+
+def _parquet(path: Path, rows: np.ndarray, groups: int = 2048) -> None:
+    """``rows`` (grid values, integers) as a Parquet file of columns c0.., in row order."""
+    csv = path.with_suffix(".csv")
+    header = ",".join(["id", *(f"c{i}" for i in range(rows.shape[1]))])
+    body = "".join(",".join(map(str, [j, *row])) + "\n" for j, row in enumerate(rows.tolist()))
+    csv.write_text(header + "\n" + body, encoding="utf-8")
+    names = ", ".join(f"c{i}::INTEGER AS c{i}" for i in range(rows.shape[1]))
+    duckdb.sql(
+        f"COPY (SELECT {names} FROM read_csv('{csv}') ORDER BY id) TO '{path}' "
+        f"(FORMAT parquet, ROW_GROUP_SIZE {groups})"
+    )
+
+
+def _columns(d: int, lower: int, upper: int, step: str = "1") -> list[NumericColumn]:
+    return [
+        NumericColumn(f"c{i}", Fraction(lower), Fraction(upper), Fraction(step)) for i in range(d)
+    ]
+
+
+def _answers(
+    stats: RowStatistics, centre: list[int], scales: list[int], radii: list[int], within: int
+) -> tuple[object, ...]:
+    beyond = sorted(
+        tuple(row) for block in stats.rows_beyond(centre, scales, within) for row in block.tolist()
+    )
+    return (
+        stats.n,
+        stats.column_sums(),
+        [stats.column_counts(i).pairs() for i in range(stats.d)],
+        [g.pairs() for g in stats.gap_counts([1, 2, 3, 5, 8, 13, 21])],
+        stats.norm_counts(centre, scales, radii).pairs(),
+        stats.rounded_sums(centre, scales, 37, radii[len(radii) // 2], within),
+        beyond,
+    )
+
+
+def _cases(d: int, top: int) -> Iterator[tuple[list[int], list[int], list[int], int]]:
+    rng = np.random.default_rng(d * 1000 + top)
+    for _ in range(3):
+        centre = rng.integers(0, top + 1, size=d).tolist()
+        scales = [int(s) for s in rng.integers(1, 1 << 24, size=d)]
+        largest = int(np.sqrt(d)) * top * (1 << 24) + 1
+        radii = sorted({int(x) for x in rng.integers(1, largest, size=int(rng.integers(1, 40)))})
+        yield centre, scales, radii, int(rng.choice(radii))
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    st.integers(1, 3).flatmap(
+        lambda d: st.lists(
+            st.lists(st.integers(-3, 12), min_size=d, max_size=d), min_size=1, max_size=40
+        )
+    )
+)
+def test_sql_rows_answer_as_the_rows_do(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[list[int]]
+) -> None:
+    data = np.array(rows, dtype=np.int64)
+    path = tmp_path_factory.mktemp("rows") / "t.parquet"
+    _parquet(path, data)
+    memory = ArrayStatistics([data[:, i] + 3 for i in range(data.shape[1])])
+    with opened_input(str(path), "parquet") as source:
+        sql = duckdb_rows(source, _columns(data.shape[1], -3, 12), Progress(False, 0))
+        assert sql is not None
+        for centre, scales, radii, within in _cases(data.shape[1], 15):
+            assert _answers(sql, centre, scales, radii, within) == _answers(
+                memory, centre, scales, radii, within
+            )
+
+
+def test_pairs_across_row_groups_and_both_ways_of_pairing(tmp_path: Path) -> None:
+    """Many row groups and two threads: the positional pairs are checked, and the sorted
+    pairs (the fallback) agree; an odd last row is in no pair."""
+    rng = np.random.default_rng(5)
+    data = rng.integers(0, 200, size=(20_001, 2))
+    path = tmp_path / "t.parquet"
+    _parquet(path, data, groups=2048)
+    memory = ArrayStatistics([data[:, 0], data[:, 1]])
+    levels = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    expected = [g.pairs() for g in memory.gap_counts(levels)]
+    with opened_input(str(path), "parquet") as source:
+        sql = duckdb_rows(source, _columns(2, 0, 200), Progress(False, 0))
+        assert sql is not None
+        assert [g.pairs() for g in sql.gap_counts(levels)] == expected
+        sides, ordered = sql._gaps_side_by_side(levels), sql._gaps_sorted(levels)
+        assert sides is not None and [dict(h) for h in sides] == [dict(h) for h in ordered]
+    assert sum(c for _, c in expected[0]) == 10_000
+
+
+def test_many_radii_are_looked_up_by_a_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = np.random.default_rng(2).integers(0, 50, size=(500, 3))
+    path = tmp_path / "t.parquet"
+    _parquet(path, data)
+    memory = ArrayStatistics([data[:, i] for i in range(3)])
+    radii = list(range(1, 4000, 7))
+    with opened_input(str(path), "parquet") as source:
+        sql = duckdb_rows(source, _columns(3, 0, 50), Progress(False, 0))
+        assert sql is not None
+        tree = sql.norm_counts([25, 25, 25], [3, 5, 7], radii).pairs()
+        monkeypatch.setattr(duckrows, "TREE_LEVELS", 2)
+        joined = sql.norm_counts([25, 25, 25], [3, 5, 7], radii).pairs()
+    assert tree == joined == memory.norm_counts([25, 25, 25], [3, 5, 7], radii).pairs()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 5), max_size=6), min_size=2, max_size=30))
+def test_sets_answer_as_their_dense_rows(sets: list[set[int]]) -> None:
+    d = 6
+    dense = np.zeros((len(sets), d), dtype=np.int64)
+    for j, items in enumerate(sets):
+        dense[j, sorted(items)] = 1
+    memory = ArrayStatistics([dense[:, i] for i in range(d)])
+    sparse = SetsStatistics([sorted(s) for s in sets], len(sets), d)
+    for centre, scales, radii, within in _cases(d, 1):
+        assert _answers(sparse, centre, scales, radii, within) == _answers(
+            memory, centre, scales, radii, within
+        )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"variance": "gaussian"},
+        {"variance": "gaussian", "rounds": 3},
+        {"variance": "binary", "centre": "lower"},
+    ],
+)
+def test_plan_on_sql_rows_is_plan_on_the_array(tmp_path: Path, options: dict[str, object]) -> None:
+    binary = options["variance"] == "binary"
+    rng = np.random.default_rng(11)
+    data = rng.integers(0, 2, size=(301, 4)) if binary else rng.integers(-20, 21, size=(301, 4))
+    lower, upper = (0, 1) if binary else (-20, 20)
+    path = tmp_path / "t.parquet"
+    _parquet(path, data)
+    plan = PLAN(lower, upper, d=4, n=301, rho="1/2", **options)  # type: ignore[arg-type]
+    expected = plan.release_indices(data - lower, SeededSource(b"engines"))
+    with opened_input(str(path), "parquet") as source:
+        sql = duckdb_rows(source, _columns(4, lower, upper), Progress(False, 0))
+        assert isinstance(sql, DuckDBRows)
+        got = plan.release_statistics(sql, SeededSource(b"engines"))
+    assert got == expected
