@@ -34,7 +34,6 @@ __all__ = [
     "GridCounts",
     "RowStatistics",
     "ceil_sqrt",
-    "gap_level",
     "norm_bounds",
     "rounded",
 ]
@@ -164,8 +163,10 @@ class RowStatistics(ColumnStatistics, Protocol):
     """
 
     def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
-        """Per column, the counts of :func:`gap_level` over the pairs of rows
-        ``(2j, 2j + 1)``, ``j < n // 2``, in the rows' order (``levels`` increasing)."""
+        """Per column, the counts of the gaps' levels over the pairs of rows ``(2j, 2j + 1)``,
+        ``j < n // 2``, in the rows' order: the level of a gap ``|k_2j - k_2j+1|`` is the
+        least ``t`` with ``levels[t] >= gap`` (``levels`` increasing, the last at least the
+        largest gap)."""
         ...
 
     def norm_counts(
@@ -194,11 +195,6 @@ def ceil_sqrt(x: int) -> int:
     """``ceil(sqrt(x))`` for an integer ``x >= 0``."""
     root = isqrt(x)
     return root + (root * root < x)
-
-
-def gap_level(gap: int, levels: Sequence[int]) -> int:
-    """The least ``k`` with ``levels[k] >= gap`` (``len(levels)`` if none)."""
-    return int(np.searchsorted(np.asarray(levels, dtype=np.int64), gap))
 
 
 def rounded(w: np.ndarray, num: int | np.ndarray, den: int | np.ndarray) -> np.ndarray:

@@ -99,7 +99,9 @@ def test_sql_rows_answer_as_the_rows_do(
             )
 
 
-def test_pairs_across_row_groups_and_both_ways_of_pairing(tmp_path: Path) -> None:
+def test_pairs_across_row_groups_and_both_ways_of_pairing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Many row groups and two threads: the positional pairs are checked, and the sorted
     pairs (the fallback) agree; an odd last row is in no pair."""
     rng = np.random.default_rng(5)
@@ -113,8 +115,11 @@ def test_pairs_across_row_groups_and_both_ways_of_pairing(tmp_path: Path) -> Non
         sql = duckdb_rows(source, _columns(2, 0, 200), Progress(False, 0))
         assert sql is not None
         assert [g.pairs() for g in sql.gap_counts(levels)] == expected
-        sides, ordered = sql._gaps_side_by_side(levels), sql._gaps_sorted(levels)
-        assert sides is not None and [dict(h) for h in sides] == [dict(h) for h in ordered]
+        for raw in (False, True):  # levels in SQL, or each gap counted then its level here
+            sides, ordered = sql._gaps_side_by_side(levels, raw), sql._gaps_sorted(levels, raw)
+            assert sides is not None and [dict(h) for h in sides] == [dict(h) for h in ordered]
+        monkeypatch.setattr(duckrows, "RAW_GAPS", 2)
+        assert [g.pairs() for g in sql.gap_counts(levels)] == expected
     assert sum(c for _, c in expected[0]) == 10_000
 
 

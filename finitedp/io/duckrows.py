@@ -36,6 +36,9 @@ __all__ = ["DuckDBRows", "duckdb_rows"]
 #: Rows of clipped rows fetched at a time.
 FETCH_ROWS = 1 << 14
 
+#: Grids of fewer points have their gaps counted raw, then given their levels here.
+RAW_GAPS = 1 << 20
+
 #: Levels searched by a ``CASE`` tree; more are looked up by an ``ASOF`` join.
 TREE_LEVELS = 4096
 
@@ -67,7 +70,8 @@ def duckdb_rows(
 class DuckDBRows(DuckDBStatistics):
     """:class:`~finitedp.statistics.RowStatistics` of a Parquet file's integer columns.
 
-    Every value is checked (one scan: the column sums) before a row statistic is asked.
+    Every value is checked (with each column's counts, which the centre asks for too)
+    before a row statistic is asked.
     """
 
     def __init__(
@@ -79,6 +83,7 @@ class DuckDBRows(DuckDBStatistics):
     ) -> None:
         super().__init__(source, columns, progress, clamp)
         self.numbered = f"read_parquet({literal(source.path)}, file_row_number = true)"
+        self._counts: list[GridCounts] | None = None
         self.index: list[str] | None = []
         for grid in self.grids:
             m = None if grid is None else grid.map
@@ -95,44 +100,78 @@ class DuckDBRows(DuckDBStatistics):
                 return
             self.index.append(f"(CAST({v} AS BIGINT) * {alpha} - {beta})")
 
+    def _check(self) -> list[GridCounts]:
+        """Each column's counts, kept: every value checked (a refused one named by its row)
+        before any row statistic, and ``n`` and the sums with them (no scan of their own)."""
+        if self._counts is None:
+            self._counts = [DuckDBStatistics.column_counts(self, i) for i in range(self.d)]
+            self._n = self._counts[0].n
+            self._sums = [c.total() for c in self._counts]
+        return self._counts
+
+    def column_counts(self, i: int) -> GridCounts:
+        return self._check()[i]
+
+    def column_sums(self) -> list[int]:
+        self._check()
+        assert self._sums is not None
+        return list(self._sums)
+
     def _indices(self) -> list[str]:
         assert self.index is not None
-        if self._sums is None:
-            self.column_sums()  # every value checked (refused with its row) before a row statistic
+        self._check()
         return self.index
 
-    def _squared(self, centre: Sequence[int], scales: Sequence[int]) -> str:
-        """SQL for ``||w_j||^2`` in ``HUGEINT``: ``w = (k - m) P``, ``|w| < 2^40``."""
-        terms = []
-        for k, m, p in zip(self._indices(), centre, scales, strict=True):
-            w = f"(({k} - {m}) * {p})"
-            terms.append(f"CAST({w} AS HUGEINT) * {w}")
-        return " + ".join(terms) if terms else "CAST(0 AS HUGEINT)"
+    def _scaled(self, centre: Sequence[int], scales: Sequence[int]) -> str:
+        """A ``FROM`` clause of the rows' indices ``k0, ...``, ``w0, ...`` (``w = (k - m) P``,
+        ``|w| < 2^40``: ``BIGINT``) and ``s = ||w||^2`` (``HUGEINT``)."""
+        d = self.d
+        k = ", ".join(f"{e} AS k{i}" for i, e in enumerate(self._indices()))
+        w = ", ".join(
+            f"(k{i} - {m}) * {p} AS w{i}"
+            for i, (m, p) in enumerate(zip(centre, scales, strict=True))
+        )
+        s = " + ".join(f"CAST(w{i} AS HUGEINT) * w{i}" for i in range(d))
+        return f"(SELECT *, {s} AS s FROM (SELECT *, {w} FROM (SELECT {k} FROM {self.where})))"
 
     def _all(self, sql: str) -> list[Any]:
         return list(query(self.source, sql, self.wanted).fetchall())
 
     def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
         self.progress.phase(f"the gaps of {self.d} columns over pairs of rows (DuckDB)")
-        found = self._gaps_side_by_side(levels)
+        # A grid of at most RAW_GAPS points: each gap's count, then its level here (a
+        # CASE tree per value is slower); a longer grid: the levels in SQL (memory).
+        raw = all(c.units < RAW_GAPS for c in self.columns)
+        found = self._gaps_side_by_side(levels, raw)
         if found is None:  # the two sides did not come out side by side: sort them
-            found = self._gaps_sorted(levels)
-        return [GridCounts.from_pairs((dict(h) if h else {}).items()) for h in found]
+            found = self._gaps_sorted(levels, raw)
+        out = []
+        top = np.asarray(levels, dtype=np.int64)
+        for histogram in found:
+            keys, counts = zip(*dict(histogram).items(), strict=True) if histogram else ((), ())
+            at = np.searchsorted(top, np.asarray(keys, dtype=np.int64)) if raw else keys
+            out.append(GridCounts.from_pairs(zip((int(k) for k in at), counts, strict=True)))
+        return out
 
     def _columns(self) -> str:
         return ", ".join(f"{e} AS k{i}" for i, e in enumerate(self._indices()))
 
-    def _gaps_side_by_side(self, levels: Sequence[int]) -> list[Any] | None:
+    @staticmethod
+    def _gap(gap: str, levels: Sequence[int], raw: bool) -> str:
+        """SQL for a gap's level, or with ``raw`` the gap itself."""
+        bounds = [str(t) for t in levels]
+        return gap if raw else _level_tree(gap, bounds, 0, len(levels) - 1)
+
+    def _gaps_side_by_side(self, levels: Sequence[int], raw: bool) -> list[Any] | None:
         """Each column's gap-level histogram from the even and odd rows joined by position,
         or ``None`` if any pair's row numbers are not ``2j`` and ``2j + 1``."""
-        bounds, top = [str(t) for t in levels], len(levels) - 1
         number = "file_row_number"
         side = (
             f"(SELECT {number} AS r, {self._columns()} FROM {self.numbered} "
             f"WHERE {number} % 2 = {{}})"
         )
         parts = ", ".join(
-            f"histogram({_level_tree(f'abs(e.k{i} - o.k{i})', bounds, 0, top)}) "
+            f"histogram({self._gap(f'abs(e.k{i} - o.k{i})', levels, raw)}) "
             "FILTER (WHERE o.r IS NOT NULL)"
             for i in range(self.d)
         )
@@ -143,13 +182,12 @@ class DuckDBRows(DuckDBStatistics):
         (found,) = self._all(sql)
         return None if found[0] or found[1] != self.n // 2 else list(found[2:])
 
-    def _gaps_sorted(self, levels: Sequence[int]) -> list[Any]:
+    def _gaps_sorted(self, levels: Sequence[int], raw: bool) -> list[Any]:
         """Each column's gap-level histogram, the pairs made by a window over the row number."""
-        bounds, top = [str(t) for t in levels], len(levels) - 1
         lags = ", ".join(f"k{i} - lag(k{i}) OVER (ORDER BY r) AS g{i}" for i in range(self.d))
         inner = f"SELECT file_row_number AS r, {self._columns()} FROM {self.numbered}"
         hist = ", ".join(
-            f"histogram({_level_tree(f'abs(g{i})', bounds, 0, top)})" for i in range(self.d)
+            f"histogram({self._gap(f'abs(g{i})', levels, raw)})" for i in range(self.d)
         )
         sql = f"SELECT {hist} FROM (SELECT r, {lags} FROM ({inner})) WHERE r % 2 = 1"
         (found,) = self._all(sql)
@@ -159,19 +197,15 @@ class DuckDBRows(DuckDBStatistics):
         self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
     ) -> GridCounts:
         self.progress.phase(f"the norms' levels of {self.n:,} rows (DuckDB)")
-        s = self._squared(centre, scales)
-        top = len(radii) - 1
+        rows, top = self._scaled(centre, scales), len(radii) - 1
         if len(radii) <= TREE_LEVELS:
             tree = _level_tree("s", [_hugeint(c * c) for c in radii], 0, top)
-            sql = (
-                f"SELECT {tree} AS l, count(*) FROM (SELECT {s} AS s FROM {self.where}) GROUP BY l"
-            )
+            sql = f"SELECT {tree} AS l, count(*) FROM {rows} GROUP BY l"
         else:
             table = ", ".join(f"({i}, {_hugeint(c * c)})" for i, c in enumerate(radii))
             sql = (
-                f"SELECT coalesce(t.l, {top}) AS l, count(*) FROM (SELECT {s} AS s FROM "
-                f"{self.where}) r ASOF LEFT JOIN (VALUES {table}) t(l, sq) ON r.s <= t.sq "
-                f"GROUP BY ALL"
+                f"SELECT coalesce(t.l, {top}) AS l, count(*) FROM {rows} r ASOF LEFT JOIN "
+                f"(VALUES {table}) t(l, sq) ON r.s <= t.sq GROUP BY ALL"
             )
         return GridCounts.from_pairs((int(level), int(c)) for level, c in self._all(sql))
 
@@ -179,26 +213,27 @@ class DuckDBRows(DuckDBStatistics):
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
     ) -> list[int]:
         self.progress.phase("the sums of the rows within the radius (DuckDB)")
-        parts = []
-        for k, m, p in zip(self._indices(), centre, scales, strict=True):
-            top = f"(2 * (({k} - {m}) * {p}) * {num} + {den})"  # below 2^56: BIGINT
-            parts.append(f"sum({top} // {2 * den} - CAST({top} % {2 * den} < 0 AS BIGINT))")
-        if not parts:
-            return []
-        s = self._squared(centre, scales)
+        # floor(t / D) for t = 2 w num + den, |t| < 2^56: (t + M D) // D - M with t + M D >= 0
+        # (DuckDB's // truncates toward zero), in BIGINT
+        big, top = 2 * den, (2 * num << 40) + den
+        assert num > 0 and den > 0 and 4 * (top + big) < 1 << 63, (num, den)  # PLAN's are
+        shift = top // big + 1
+        parts = [f"sum((2 * w{i} * {num} + {den + shift * big}) // {big})" for i in range(self.d)]
         sql = (
-            f"SELECT {', '.join(parts)} FROM {self.where} WHERE {s} <= {_hugeint(within * within)}"
+            f"SELECT count(*), {', '.join(parts)} FROM {self._scaled(centre, scales)} "
+            f"WHERE s <= {_hugeint(within * within)}"
         )
         (found,) = self._all(sql)
-        return [int(x or 0) for x in found]
+        kept = int(found[0])
+        return [int(x or 0) - shift * kept for x in found[1:]]
 
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
     ) -> Iterator[np.ndarray]:
         self.progress.phase("reading the rows beyond the radius (DuckDB)")
-        s = self._squared(centre, scales)
-        names = ", ".join(self._indices())
-        sql = f"SELECT {names} FROM {self.where} WHERE {s} > {_hugeint(within * within)}"
+        names = ", ".join(f"k{i}" for i in range(self.d))
+        rows = self._scaled(centre, scales)
+        sql = f"SELECT {names} FROM {rows} WHERE s > {_hugeint(within * within)}"
         cursor = query(self.source, sql, self.wanted)
         while batch := cursor.fetchmany(FETCH_ROWS):
             yield np.array(batch, dtype=np.int64).reshape(len(batch), self.d)
