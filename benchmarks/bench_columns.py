@@ -175,6 +175,9 @@ def main() -> None:
         what: _child(_DUCK, [str(path), what, str(d)]) for what in ("sum", "groupby", "scan")
     }
     for what, got in reference.items():
+        if "seconds" not in got:
+            print(f"  duckdb {what:<8} failed: {got.get('error')}")
+            continue
         print(f"  duckdb {what:<8} {got['seconds']:8.2f} s  {got['peak'] / 2**20:8.0f} MiB")
     against = {
         "vector-laplace": "sum",
