@@ -143,3 +143,41 @@ def test_a_column_name_with_a_dot_is_read_literally(spark: Any) -> None:
     stats = SparkStatistics(frame, [("a.b", 0, 4, 1), ("c`d", 0, 4, 1)])
     assert stats.column_sums() == [4, 6]
     assert stats.column_counts(0).pairs() == [(1, 1), (3, 1)]
+
+
+def test_plan_mean_on_spark_is_the_duckdb_release(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PLAN's rows in Spark, read in several partitions (the pairs cross them): the same
+    document as DuckDB's SQL and as the rows read into memory (CSV)."""
+    rng = np.random.default_rng(3)
+    data = rng.integers(-20, 21, size=(3001, 3))
+    csv = tmp_path / "rows.csv"
+    csv.write_text(
+        "a,b,c\n" + "".join(",".join(map(str, r)) + "\n" for r in data.tolist()), encoding="utf-8"
+    )
+    parquet = tmp_path / "rows.parquet"
+    duckdb.sql(
+        f"COPY (SELECT a::INTEGER AS a, b::BIGINT AS b, c::SMALLINT AS c FROM read_csv('{csv}')) "
+        f"TO '{parquet}' (FORMAT parquet, ROW_GROUP_SIZE 2048)"
+    )
+    argv = ["--mechanism", "plan-mean", "--rho", "1/2", "--columns", "a,b,c", "--bounds=-20:20"]
+    argv += ["--seed", "91", "--quiet", "--rounds", "2"]
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "4096")
+    try:
+        outs = [
+            run(["release", str(path), *argv, "--engine", engine], capsys)
+            for path, engine in ((parquet, "spark"), (parquet, "duckdb"), (csv, "duckdb"))
+        ]
+        assert spark.read.parquet(str(parquet)).rdd.getNumPartitions() > 1
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    documents = []
+    for code, out, err in outs:
+        assert code == 0, err
+        document = json.loads(out)
+        document.pop("engine")
+        documents.append(json.dumps(document))
+    assert documents[0] == documents[1] == documents[2]
+    code, _, err = run(["release", str(csv), *argv, "--engine", "spark"], capsys)
+    assert code == 2 and "plan-mean reads integer columns" in err

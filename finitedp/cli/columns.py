@@ -132,10 +132,10 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     options = _check(args, entry)
     baskets = args.format == "baskets"
     engine = args.engine or "duckdb"
-    if engine != "duckdb" and (baskets or entry.reads == "rows"):
+    if engine != "duckdb" and baskets:
         raise ParameterError(
-            f"--engine {engine}: {entry.name} reads rows (--format baskets or plan-mean), on "
-            "DuckDB only for now; leave --engine out"
+            f"--engine {engine}: basket files (--format baskets) are read by DuckDB only for "
+            "now; leave --engine out"
         )
     if baskets:
         columns = _basket_columns(args, entry)
@@ -163,7 +163,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         if baskets:
             n, data = read_baskets(source, len(columns), progress)
         elif entry.reads == "rows":
-            data = _rows(source, columns, progress, clamp)
+            data = _rows(engine, source, columns, progress, clamp)
             n = data.n
         else:  # the engine computes the statistics the mechanism asks for, where the data is
             data = _statistics(engine, source, columns, progress, clamp)
@@ -246,11 +246,18 @@ def _statistics(
 
 
 def _rows(
-    source: InputFile, columns: list[NumericColumn], progress: Progress, clamp: bool
+    engine: str, source: InputFile, columns: list[NumericColumn], progress: Progress, clamp: bool
 ) -> RowStatistics:
-    """PLAN's row statistics: in DuckDB where every column is an integer Parquet column
-    whose every integer is a grid point (memory independent of ``n``), else from the
-    rows read into memory (8 bytes a value, refused above the memory limit)."""
+    """PLAN's row statistics: in Spark, or in DuckDB where every column is an integer
+    Parquet column whose every integer is a grid point (memory independent of ``n``),
+    else from the rows read into memory (8 bytes a value, refused above the memory limit)."""
+    if engine == "spark":
+        from ..spark import SparkRows, read_frame  # pyspark only when asked for
+
+        progress.phase(f"reading {source.name} with Spark")
+        rows = SparkRows(read_frame(source.path, source.kind), columns, clamp)
+        rows.column_sums()  # every value checked, and n
+        return rows
     inside = duckdb_rows(source, columns, progress, clamp)
     if inside is not None:
         inside.column_sums()  # one scan: every value checked (its row named), and n
