@@ -148,8 +148,9 @@ def test_a_column_name_with_a_dot_is_read_literally(spark: Any) -> None:
 def test_plan_mean_on_spark_is_the_duckdb_release(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """PLAN's rows in Spark, read in several partitions (the pairs cross them): the same
-    document as DuckDB's SQL and as the rows read into memory (CSV)."""
+    """PLAN's rows in Spark, read in several partitions (the pairs cross them), from
+    integer Parquet columns and CSV texts (joined with their indices): the same document as
+    DuckDB's SQL and as the rows read into memory (CSV)."""
     rng = np.random.default_rng(3)
     data = rng.integers(-20, 21, size=(3001, 3))
     csv = tmp_path / "rows.csv"
@@ -167,7 +168,12 @@ def test_plan_mean_on_spark_is_the_duckdb_release(
     try:
         outs = [
             run(["release", str(path), *argv, "--engine", engine], capsys)
-            for path, engine in ((parquet, "spark"), (parquet, "duckdb"), (csv, "duckdb"))
+            for path, engine in (
+                (parquet, "spark"),
+                (parquet, "duckdb"),
+                (csv, "duckdb"),
+                (csv, "spark"),
+            )
         ]
         assert spark.read.parquet(str(parquet)).rdd.getNumPartitions() > 1
     finally:
@@ -178,6 +184,40 @@ def test_plan_mean_on_spark_is_the_duckdb_release(
         document = json.loads(out)
         document.pop("engine")
         documents.append(json.dumps(document))
-    assert documents[0] == documents[1] == documents[2]
-    code, _, err = run(["release", str(csv), *argv, "--engine", "spark"], capsys)
-    assert code == 2 and "plan-mean reads integer columns" in err
+    assert documents[0] == documents[1] == documents[2] == documents[3]
+
+
+def test_spark_rows_answer_as_the_rows_do(spark: Any) -> None:
+    """Integer and text columns, clamped: every row statistic is the in-memory one."""
+    from finitedp.spark import SparkRows
+
+    rows = [(i % 13 - 4, f"{(i * 7) % 9}/2") for i in range(57)]
+    frame = spark.createDataFrame(rows, "a long, b string").repartition(3)
+    frame = spark.createDataFrame(frame.rdd.zipWithIndex().map(lambda x: (*x[0], x[1])))
+    frame = frame.orderBy("_3").drop("_3").toDF("a", "b")  # three partitions, rows in order
+    ordered = [(int(a), str(b)) for a, b in frame.collect()]
+    stats = SparkRows(frame, [("a", -2, 6, 1), ("b", 0, 4, "1/2")], clamp=True)
+    memory = ArrayStatistics(
+        [
+            np.array([min(max(a, -2), 6) + 2 for a, _ in ordered]),
+            np.array([int(b.split("/")[0]) for _, b in ordered]),
+        ]
+    )
+    centre, scales, radii = [3, 4], [5, 9], [1, 5, 9, 20, 40, 80]
+    assert stats.n == memory.n and stats.column_sums() == memory.column_sums()
+    levels = [1, 2, 3, 5, 8]
+    assert [g.pairs() for g in stats.gap_counts(levels)] == [
+        g.pairs() for g in memory.gap_counts(levels)
+    ]
+    got, want = stats.norm_counts(centre, scales, radii), memory.norm_counts(centre, scales, radii)
+    assert got.pairs() == want.pairs()
+    for within in (0, 9, 40, 1000):
+        assert stats.rounded_sums(centre, scales, 3, 17, within) == memory.rounded_sums(
+            centre, scales, 3, 17, within
+        )
+        beyond = [tuple(r) for b in stats.rows_beyond(centre, scales, within) for r in b.tolist()]
+        kept = [tuple(r) for b in memory.rows_beyond(centre, scales, within) for r in b.tolist()]
+        assert sorted(beyond) == sorted(kept)
+    nulls = spark.createDataFrame([("1",), (None,)], "v string")
+    with pytest.raises(ParameterError, match="null"):
+        SparkRows(nulls, [("v", 0, 4, 1)]).column_sums()

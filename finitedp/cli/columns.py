@@ -248,9 +248,10 @@ def _statistics(
 def _rows(
     engine: str, source: InputFile, columns: list[NumericColumn], progress: Progress, clamp: bool
 ) -> RowStatistics:
-    """PLAN's row statistics: in Spark, or in DuckDB where every column is an integer
-    Parquet column whose every integer is a grid point (memory independent of ``n``),
-    else from the rows read into memory (8 bytes a value, refused above the memory limit)."""
+    """PLAN's row statistics: in Spark (any column), or in DuckDB where every column is
+    an integer Parquet column whose every integer is a grid point (memory independent of
+    ``n``), else from the rows read into memory (8 bytes a value, refused above the
+    memory limit: DuckDB does not number a CSV file's rows, which the pairs need)."""
     if engine == "spark":
         from ..spark import SparkRows, read_frame  # pyspark only when asked for
 

@@ -1,9 +1,7 @@
-"""Every user-level mechanism on Spark: the executors compute statistics, the driver draws noise.
+"""The column mechanisms' statistics of a Spark DataFrame (sums and counts), and files read.
 
-Needs the optional extra ``finitedp[spark]``.  Histograms take :func:`spark_counts`,
-the streaming heavy hitters :func:`spark_sketch`, and the column mechanisms (vector
-sums, quantiles) :class:`SparkStatistics`, the
-:class:`~finitedp.statistics.ColumnStatistics` of a DataFrame's numeric columns:
+Paper: Lebeda thesis Ch. 4 and Alg 17's PRIVQUANTILE (what is counted:
+:mod:`finitedp.statistics`).
 
 * **integer columns** (``byte``, ``short``, ``int``, ``long``) are mapped to their grid in
   Spark with ``decimal(38, 0)`` arithmetic, exact: for ``lower = a/b`` and ``step = p/q``
@@ -18,36 +16,22 @@ from DuckDB's (:mod:`finitedp.io.duckstats`) or numpy's for the same draws.  A
 floating-point column is read through the text Spark gives it (Java's spelling), which
 may differ from DuckDB's: keep data exact (integers, decimals or text) for identical
 releases everywhere.
-
->>> # stats = SparkStatistics(frame, [("a", -1, 1, "1/100"), ("b", 0, 10, 1)])
->>> # ParallelotopeLaplace(grids, stats.n, 1).release_sums(stats.column_sums())
->>> # ColumnQuantiles("exponential", columns, stats.n, 1, "1/2").release_from(stats)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
+from ..errors import ParameterError
+from ..histograms.spark import spark_counts
+from ..io.numeric import IntegerGrid, NumericColumn
+from ..io.tables import InputFile
+from ..io.universe import Universe
+from ..selection.grid import Grid
+from ..statistics import GridCounts
 
-from .errors import ParameterError
-from .histograms.spark import spark_counts
-from .io.numeric import IntegerGrid, NumericColumn
-from .io.tables import InputFile
-from .io.universe import Universe
-from .selection.grid import Grid
-from .sketches.spark import spark_sketch
-from .statistics import GridCounts
-
-__all__ = [
-    "SparkRows",
-    "SparkStatistics",
-    "file_counts",
-    "read_frame",
-    "spark_counts",
-    "spark_sketch",
-]
+__all__ = ["SparkStatistics", "file_counts", "read_frame"]
 
 #: Spark's integer types, by their ``simpleString``: read as integers in Spark.
 INTEGER_TYPES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -258,170 +242,6 @@ class SparkStatistics:
             k = column.index(str(value), "Spark", self.clamp)
             merged[k] = merged.get(k, 0) + int(count)
         return merged
-
-
-#: The most radii a norm's level is searched among (a ``CASE`` tree in Spark SQL).
-MAX_RADII = 4096
-
-#: ``monotonically_increasing_id`` puts the partition above this many bits of position.
-PARTITION_SHIFT = 33
-
-
-def _tree(x: str, bounds: Sequence[str], low: int, high: int) -> str:
-    """Spark SQL for the least ``k`` in ``[low, high]`` with ``x <= bounds[k]`` (else ``high``)."""
-    if low == high:
-        return str(low)
-    mid = (low + high) // 2
-    below, above = _tree(x, bounds, low, mid), _tree(x, bounds, mid + 1, high)
-    return f"CASE WHEN {x} <= {bounds[mid]} THEN {below} ELSE {above} END"
-
-
-def _wide(value: int) -> str:
-    return f"CAST('{value}' AS DECIMAL(38,0))"
-
-
-class SparkRows(SparkStatistics):
-    """:class:`~finitedp.statistics.RowStatistics` of a DataFrame's integer columns (PLAN).
-
-    The rows' order is the DataFrame's: partition by partition, each in its order (what
-    ``zipWithIndex`` numbers; a file ``spark.read`` reads is in file order).  Each row's
-    number is its partition's offset plus its position (``monotonically_increasing_id``),
-    the offsets counted on the driver first; the pairs ``(2j, 2j + 1)`` are grouped by
-    ``j``.  Indices and scaled rows are ``long`` (``|w| < 2^40``), squared norms and sums
-    ``decimal(38, 0)``: exact, so the answers are numpy's and DuckDB's.
-
-    Raises:
-        ParameterError: a column that is not an integer column whose every integer is a
-            grid point (:func:`spark_rows` says which frames qualify).
-    """
-
-    def __init__(
-        self,
-        frame: Any,
-        columns: Sequence[NumericColumn | Sequence[object]],
-        clamp: bool = False,
-    ) -> None:
-        super().__init__(frame, columns, clamp)
-        self.index: list[str] = []
-        for column, grid in zip(self.columns, self.grids, strict=True):
-            m = None if grid is None else grid.map
-            if m is None or not m.every_integer or max(abs(m.low), abs(m.high)) >= 1 << 40:
-                raise ParameterError(
-                    f"--engine spark: plan-mean reads integer columns whose every integer is "
-                    f"a grid point; column {column.name!r} is not one"
-                )
-            a, b = column.lower.numerator, column.lower.denominator
-            p, q = column.step.numerator, column.step.denominator
-            name = "`" + column.name.replace("`", "``") + "`"
-            v = f"least(greatest({name}, {m.low}), {m.high})" if clamp else name
-            self.index.append(
-                f"(CAST({v} AS BIGINT) * {(b * q) // (b * p)} - {(a * q) // (b * p)})"
-            )
-        self._counts: list[GridCounts] | None = None
-
-    def _check(self) -> list[GridCounts]:
-        """Each column's counts, kept: every value checked before any row statistic."""
-        if self._counts is None:
-            self._counts = [SparkStatistics.column_counts(self, i) for i in range(self.d)]
-            self._n = self._counts[0].n
-            self._sums = [c.total() for c in self._counts]
-        return self._counts
-
-    def column_counts(self, i: int) -> GridCounts:
-        return self._check()[i]
-
-    def column_sums(self) -> list[int]:
-        self._check()
-        assert self._sums is not None
-        return list(self._sums)
-
-    def _indices(self) -> Any:
-        """The frame of ``k0, ...``."""
-        self._check()
-        return self.frame.selectExpr(*(f"{e} AS k{i}" for i, e in enumerate(self.index)))
-
-    def _numbered(self) -> Any:
-        """The frame of ``k0, ...`` and ``r``, each row's number in the DataFrame's order."""
-        from pyspark.sql import functions as f
-
-        tagged = self._indices().select(
-            "*", f.spark_partition_id().alias("_p"), f.monotonically_increasing_id().alias("_m")
-        )
-        sizes = dict(tagged.groupBy("_p").count().collect())
-        offsets, total = [], 0
-        for part in sorted(sizes):
-            offsets.append((part, total))
-            total += int(sizes[part])
-        table = self.frame.sparkSession.createDataFrame(offsets, "_p int, _o long")
-        return tagged.join(f.broadcast(table), "_p").selectExpr(
-            "*", f"_o + (_m - (CAST(_p AS BIGINT) << {PARTITION_SHIFT})) AS r"
-        )
-
-    def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
-        from pyspark.sql import functions as f
-
-        d, bounds = self.d, [str(t) for t in levels]
-        pairs = self._numbered().groupBy(f.expr("r div 2").alias("j"))
-        gaps = pairs.agg(
-            *(f.expr(f"max(k{i}) - min(k{i})").alias(f"g{i}") for i in range(d)),
-            f.expr("count(*)").alias("c"),
-        ).filter("c = 2")
-        raw = all(c.units < 1 << 20 for c in self.columns)  # gaps counted raw, levels here
-        level = [f"g{i}" if raw else _tree(f"g{i}", bounds, 0, len(levels) - 1) for i in range(d)]
-        stack = ", ".join(f"{i}, {e}" for i, e in enumerate(level))
-        found = gaps.selectExpr(f"stack({d}, {stack}) AS (i, g)").groupBy("i", "g").count()
-        merged: list[dict[int, int]] = [{} for _ in range(d)]
-        top = np.asarray(levels, dtype=np.int64)
-        for i, g, count in found.toLocalIterator():
-            k = int(np.searchsorted(top, int(g))) if raw else int(g)
-            merged[int(i)][k] = merged[int(i)].get(k, 0) + int(count)
-        return [GridCounts.from_pairs(m.items()) for m in merged]
-
-    def _scaled(self, centre: Sequence[int], scales: Sequence[int]) -> Any:
-        """The frame of ``k0, ...`` and ``s = ||w||^2`` (``decimal(38, 0)``)."""
-        w = [f"(k{i} - {m}) * {p}" for i, (m, p) in enumerate(zip(centre, scales, strict=True))]
-        s = " + ".join(f"CAST({e} AS DECIMAL(38,0)) * CAST({e} AS DECIMAL(38,0))" for e in w)
-        rows = self._indices().selectExpr("*", *(f"{e} AS w{i}" for i, e in enumerate(w)))
-        return rows.selectExpr("*", f"CAST({s} AS DECIMAL(38,0)) AS s")
-
-    def norm_counts(
-        self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
-    ) -> GridCounts:
-        if len(radii) > MAX_RADII:
-            raise ParameterError(
-                f"clip_count: got {len(radii)} radii; at most {MAX_RADII} on Spark"
-            )
-        tree = _tree("s", [_wide(c * c) for c in radii], 0, len(radii) - 1)
-        found = self._scaled(centre, scales).selectExpr(f"{tree} AS l").groupBy("l").count()
-        return GridCounts.from_pairs((int(level), int(c)) for level, c in found.collect())
-
-    def rounded_sums(
-        self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
-    ) -> list[int]:
-        big, top = 2 * den, (2 * num << 40) + den  # floor(t/D) as (t + M D) div D - M
-        assert num > 0 and den > 0 and 4 * (top + big) < 1 << 63, (num, den)
-        shift = top // big + 1
-        parts = [
-            f"sum(CAST((2 * w{i} * {num} + {den + shift * big}) div {big} AS DECIMAL(38,0)))"
-            for i in range(self.d)
-        ]
-        rows = self._scaled(centre, scales).filter(f"s <= {_wide(within * within)}")
-        found = rows.selectExpr("count(*)", *parts).first()
-        kept = int(found[0])
-        return [int(x or 0) - shift * kept for x in found[1:]]
-
-    def rows_beyond(
-        self, centre: Sequence[int], scales: Sequence[int], within: int
-    ) -> Iterator[np.ndarray]:
-        rows = self._scaled(centre, scales).filter(f"s > {_wide(within * within)}")
-        block: list[list[int]] = []
-        for row in rows.select(*(f"k{i}" for i in range(self.d))).toLocalIterator():
-            block.append([int(x) for x in row])
-            if len(block) == 1 << 14:
-                yield np.array(block, dtype=np.int64)
-                block = []
-        if block:
-            yield np.array(block, dtype=np.int64)
 
 
 def read_frame(path: str, kind: str) -> Any:

@@ -1,0 +1,240 @@
+"""PLAN's row statistics of a Spark DataFrame: :class:`SparkRows`.
+
+Paper: Lebeda thesis Alg 17 (what is computed: :class:`~finitedp.statistics.RowStatistics`,
+``proofs_notes/plan.md``).
+
+* **Indices.** An integer column whose every integer is a grid point is mapped in Spark
+  SQL (``v alpha - beta``, ``long``); any other column (CSV text, decimals) by a join with
+  the table of its distinct texts and their indices, each text read exactly on the
+  driver (:meth:`~finitedp.io.numeric.NumericColumn.index`), as its counts are.
+* **Order.** The rows' order is the DataFrame's: partition by partition, each in its
+  order (what ``zipWithIndex`` numbers; a file that ``spark.read`` reads is in file
+  order).  Each row's number is its partition's offset plus its position
+  (``monotonically_increasing_id``), the offsets counted on the driver first, before any
+  join; the pairs ``(2j, 2j + 1)`` are grouped by ``j``.
+* **Arithmetic.** Indices and scaled rows are ``long`` (``|w| < 2^40``), squared norms
+  and sums ``decimal(38, 0)``; levels are found by ``CASE`` trees over the public levels;
+  floor division by an offset (``div`` truncates).  Exact, so the answers are numpy's
+  and DuckDB's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..io.numeric import NumericColumn
+from ..statistics import GridCounts
+from .columns import SparkStatistics
+
+__all__ = ["SparkRows"]
+
+#: The most radii a norm's level is searched among (a ``CASE`` tree in Spark SQL).
+MAX_RADII = 4096
+
+#: ``monotonically_increasing_id`` puts the partition above this many bits of position.
+PARTITION_SHIFT = 33
+
+#: Grids of fewer points have their gaps counted raw, then given their levels here.
+RAW_GAPS = 1 << 20
+
+#: Clipped rows handed over at a time.
+BLOCK_ROWS = 1 << 14
+
+
+def _tree(x: str, bounds: Sequence[str], low: int, high: int) -> str:
+    """Spark SQL for the least ``k`` in ``[low, high]`` with ``x <= bounds[k]`` (else ``high``)."""
+    if low == high:
+        return str(low)
+    mid = (low + high) // 2
+    below, above = _tree(x, bounds, low, mid), _tree(x, bounds, mid + 1, high)
+    return f"CASE WHEN {x} <= {bounds[mid]} THEN {below} ELSE {above} END"
+
+
+def _wide(value: int) -> str:
+    return f"CAST('{value}' AS DECIMAL(38,0))"
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+class SparkRows(SparkStatistics):
+    """:class:`~finitedp.statistics.RowStatistics` of a PySpark DataFrame's columns (PLAN).
+
+    Args:
+        frame: a ``pyspark.sql.DataFrame``, its rows in the order PLAN pairs them.
+        columns: each column's ``(name, lower, upper, step)`` (or a
+            :class:`~finitedp.io.numeric.NumericColumn`).
+        clamp: values outside a column's bounds are moved to them first.
+
+    Every value is checked (with each column's counts, which the centre asks for too)
+    before a row statistic is asked.
+
+    Raises:
+        ParameterError: a column the DataFrame lacks, or a grid refused.
+    """
+
+    def __init__(
+        self,
+        frame: Any,
+        columns: Sequence[NumericColumn | Sequence[object]],
+        clamp: bool = False,
+    ) -> None:
+        super().__init__(frame, columns, clamp)
+        # each column: its index in Spark SQL, or None (a join with its texts' indices)
+        self.index: list[str | None] = []
+        for column, grid in zip(self.columns, self.grids, strict=True):
+            m = None if grid is None else grid.map
+            if m is None or not m.every_integer or max(abs(m.low), abs(m.high)) >= 1 << 40:
+                self.index.append(None)
+                continue
+            a, b = column.lower.numerator, column.lower.denominator
+            p, q = column.step.numerator, column.step.denominator
+            name = _quoted(column.name)
+            v = f"least(greatest({name}, {m.low}), {m.high})" if clamp else name
+            alpha, beta = (b * q) // (b * p), (a * q) // (b * p)
+            self.index.append(f"(CAST({v} AS BIGINT) * {alpha} - {beta})")
+        self._counts: list[GridCounts] | None = None
+        self._texts: dict[int, list[tuple[str, int, int]]] = {}
+
+    def _check(self) -> list[GridCounts]:
+        """Each column's counts, kept: every value checked before any row statistic (a
+        text column's distinct texts and their indices kept for the joins)."""
+        if self._counts is None:
+            counts = []
+            for i, rule in enumerate(self.index):
+                if rule is not None:
+                    counts.append(SparkStatistics.column_counts(self, i))
+                    continue
+                self._texts[i] = self._text_indices(i)
+                merged: dict[int, int] = {}
+                for _, k, c in self._texts[i]:
+                    merged[k] = merged.get(k, 0) + c
+                counts.append(GridCounts.from_pairs(merged.items()))
+            self._counts = counts
+            self._n = counts[0].n
+            self._sums = [c.total() for c in counts]
+        return self._counts
+
+    def _text_indices(self, i: int) -> list[tuple[str, int, int]]:
+        """Column ``i``'s distinct texts, each with its index and count (read exactly)."""
+        column = self.columns[i]
+        text = f"CAST({_quoted(column.name)} AS STRING) AS t"
+        out = []
+        for value, count in self.frame.selectExpr(text).groupBy("t").count().toLocalIterator():
+            if value is None:
+                raise ParameterError(f"column {column.name!r}: {count} rows have no value (null)")
+            out.append((str(value), column.index(str(value), "Spark", self.clamp), int(count)))
+        return out
+
+    def column_counts(self, i: int) -> GridCounts:
+        return self._check()[i]
+
+    def column_sums(self) -> list[int]:
+        self._check()
+        assert self._sums is not None
+        return list(self._sums)
+
+    def _tagged(self, numbered: bool) -> Any:
+        """The frame of ``k0, ...`` (and with ``numbered`` each row's number ``r``)."""
+        from pyspark.sql import functions as f
+
+        self._check()
+        parts = [
+            f"{rule} AS k{i}"
+            if rule is not None
+            else f"CAST({_quoted(self.columns[i].name)} AS STRING) AS t{i}"
+            for i, rule in enumerate(self.index)
+        ]
+        frame = self.frame.selectExpr(*parts)
+        if numbered:  # before any join: a join moves rows between partitions
+            frame = frame.select(
+                "*", f.spark_partition_id().alias("_p"), f.monotonically_increasing_id().alias("_m")
+            )
+            sizes = dict(frame.groupBy("_p").count().collect())
+            offsets, total = [], 0
+            for part in sorted(sizes):
+                offsets.append((part, total))
+                total += int(sizes[part])
+            table = self.frame.sparkSession.createDataFrame(offsets, "_p int, _o long")
+            frame = frame.join(f.broadcast(table), "_p").selectExpr(
+                *(c for c in frame.columns if c not in ("_p", "_m")),
+                f"_o + (_m - (CAST(_p AS BIGINT) << {PARTITION_SHIFT})) AS r",
+            )
+        session = self.frame.sparkSession
+        for i, texts in self._texts.items():
+            table = session.createDataFrame(
+                [(t, k) for t, k, _ in texts], f"t{i} string, k{i} long"
+            )
+            frame = frame.join(table, f"t{i}").drop(f"t{i}")
+        return frame
+
+    def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
+        from pyspark.sql import functions as f
+
+        d, bounds = self.d, [str(t) for t in levels]
+        pairs = self._tagged(True).groupBy(f.expr("r div 2").alias("j"))
+        gaps = pairs.agg(
+            *(f.expr(f"max(k{i}) - min(k{i})").alias(f"g{i}") for i in range(d)),
+            f.expr("count(*)").alias("c"),
+        ).filter("c = 2")
+        raw = all(c.units < RAW_GAPS for c in self.columns)  # gaps counted raw, levels here
+        level = [f"g{i}" if raw else _tree(f"g{i}", bounds, 0, len(levels) - 1) for i in range(d)]
+        stack = ", ".join(f"{i}, {e}" for i, e in enumerate(level))
+        found = gaps.selectExpr(f"stack({d}, {stack}) AS (i, g)").groupBy("i", "g").count()
+        merged: list[dict[int, int]] = [{} for _ in range(d)]
+        top = np.asarray(levels, dtype=np.int64)
+        for i, g, count in found.toLocalIterator():
+            k = int(np.searchsorted(top, int(g))) if raw else int(g)
+            merged[int(i)][k] = merged[int(i)].get(k, 0) + int(count)
+        return [GridCounts.from_pairs(m.items()) for m in merged]
+
+    def _scaled(self, centre: Sequence[int], scales: Sequence[int]) -> Any:
+        """The frame of ``k0, ...`` and ``s = ||w||^2`` (``decimal(38, 0)``)."""
+        w = [f"(k{i} - {m}) * {p}" for i, (m, p) in enumerate(zip(centre, scales, strict=True))]
+        s = " + ".join(f"CAST({e} AS DECIMAL(38,0)) * CAST({e} AS DECIMAL(38,0))" for e in w)
+        rows = self._tagged(False).selectExpr("*", *(f"{e} AS w{i}" for i, e in enumerate(w)))
+        return rows.selectExpr("*", f"CAST({s} AS DECIMAL(38,0)) AS s")
+
+    def norm_counts(
+        self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
+    ) -> GridCounts:
+        if len(radii) > MAX_RADII:
+            raise ParameterError(
+                f"clip_count: got {len(radii)} radii; at most {MAX_RADII} on Spark"
+            )
+        tree = _tree("s", [_wide(c * c) for c in radii], 0, len(radii) - 1)
+        found = self._scaled(centre, scales).selectExpr(f"{tree} AS l").groupBy("l").count()
+        return GridCounts.from_pairs((int(level), int(c)) for level, c in found.collect())
+
+    def rounded_sums(
+        self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
+    ) -> list[int]:
+        big, top = 2 * den, (2 * num << 40) + den  # floor(t/D) as (t + M D) div D - M
+        assert num > 0 and den > 0 and 4 * (top + big) < 1 << 63, (num, den)
+        shift = top // big + 1
+        parts = [
+            f"sum(CAST((2 * w{i} * {num} + {den + shift * big}) div {big} AS DECIMAL(38,0)))"
+            for i in range(self.d)
+        ]
+        rows = self._scaled(centre, scales).filter(f"s <= {_wide(within * within)}")
+        found = rows.selectExpr("count(*)", *parts).first()
+        kept = int(found[0])
+        return [int(x or 0) - shift * kept for x in found[1:]]
+
+    def rows_beyond(
+        self, centre: Sequence[int], scales: Sequence[int], within: int
+    ) -> Iterator[np.ndarray]:
+        rows = self._scaled(centre, scales).filter(f"s > {_wide(within * within)}")
+        block: list[list[int]] = []
+        for row in rows.select(*(f"k{i}" for i in range(self.d))).toLocalIterator():
+            block.append([int(x) for x in row])
+            if len(block) == BLOCK_ROWS:
+                yield np.array(block, dtype=np.int64)
+                block = []
+        if block:
+            yield np.array(block, dtype=np.int64)
