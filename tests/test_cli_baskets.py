@@ -75,7 +75,11 @@ def test_options_still_apply(baskets: Path, capsys: pytest.CaptureFixture[str]) 
         ([], BASKETS, r"--items: --format baskets needs it"),
         (["--items", "0"], BASKETS, r"--items: got 0; use an integer in \[1, 1048575\]"),
         (["--items", "1/2"], BASKETS, r"--items: got 1/2; use an integer"),
-        (["--items", "2", "--columns", "a"], BASKETS, r"--columns: a basket file has no"),
+        (
+            ["--items", "2", "--columns", "a"],
+            BASKETS,
+            r"--columns: a basket file \(one basket a line\) has no named columns",
+        ),
         (["--items", "2", "--bounds", "0:1"], BASKETS, r"--bounds: a basket file has no"),
     ],
 )
@@ -132,3 +136,39 @@ def test_the_basket_file_is_read_once(
     code, out, _ = run(argv, capsys)
     assert code == 0 and json.loads(out)["parameters"]["n"] == 6
     assert opened == [str(baskets)]
+
+
+def test_a_parquet_list_column_is_the_basket_file(
+    baskets: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same baskets as a list column (ids repeated, unsorted): the same document."""
+    import duckdb
+
+    parquet = tmp_path / "b.parquet"
+    lists = ", ".join(
+        f"({j}, {[int(t) for t in line.split()]}::INTEGER[])" for j, line in enumerate(BASKETS)
+    )
+    duckdb.sql(
+        f"COPY (SELECT ids FROM (VALUES {lists}) t(j, ids) ORDER BY j) TO '{parquet}' "
+        "(FORMAT parquet)"
+    )
+    argv = ["--format", "baskets", "--items", "5", *BASE]
+    code, text_doc, err = run(["release", str(baskets), *argv], capsys)
+    assert code == 0, err
+    code, list_doc, err = run(["release", str(parquet), *argv, "--columns", "ids"], capsys)
+    assert code == 0, err
+    assert list_doc == text_doc
+    for extra, message in (
+        ([], "--columns: name the list column"),
+        (["--columns", "nope"], "has no column 'nope'"),
+        (
+            ["--items", "4", "--columns", "ids"],
+            r"row 5, column 'ids': \[4, 3, 1, 0\] is not a basket",
+        ),
+    ):
+        code, out, err = run(["release", str(parquet), *argv, *extra], capsys)
+        assert code == 2 and out == "" and re.search(message, err), err
+    scalar = tmp_path / "s.parquet"
+    duckdb.sql(f"COPY (SELECT 1 AS ids) TO '{scalar}' (FORMAT parquet)")
+    code, _, err = run(["release", str(scalar), *argv, "--columns", "ids"], capsys)
+    assert code == 2 and "a basket column is a list of integer item ids" in err

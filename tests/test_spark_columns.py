@@ -221,3 +221,41 @@ def test_spark_rows_answer_as_the_rows_do(spark: Any) -> None:
     nulls = spark.createDataFrame([("1",), (None,)], "v string")
     with pytest.raises(ParameterError, match="null"):
         SparkRows(nulls, [("v", 0, 4, 1)]).column_sums()
+
+
+def test_baskets_on_spark_are_the_duckdb_release(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A basket file (CRLF, blank lines, repeats) and the same baskets as a list column:
+    Spark's document is DuckDB's; a refused line is named by the file's reader."""
+    lines = ["3 1", "", "2 2 0", "1", "4\t3 1 0", "1 3"] * 7
+    text = tmp_path / "b.dat"
+    text.write_bytes(("\r\n".join(lines) + "\r\n").encode("ascii"))
+    lists = ", ".join(
+        f"({j}, {[int(t) for t in line.split()]}::BIGINT[])" for j, line in enumerate(lines)
+    )
+    parquet = tmp_path / "b.parquet"
+    duckdb.sql(
+        f"COPY (SELECT ids FROM (VALUES {lists}) t(j, ids) ORDER BY j) TO '{parquet}' "
+        "(FORMAT parquet)"
+    )
+    argv = ["--format", "baskets", "--items", "5", "--mechanism", "plan-mean", "--rho", "1"]
+    argv += ["--seed", "77", "--quiet"]
+    documents = []
+    for path, extra in ((text, []), (parquet, ["--columns", "ids"])):
+        for engine in ("duckdb", "spark"):
+            code, out, err = run(["release", str(path), *argv, *extra, "--engine", engine], capsys)
+            assert code == 0, err
+            document = json.loads(out)
+            document.pop("engine")
+            documents.append(json.dumps(document))
+    assert len(set(documents)) == 1
+    bad = tmp_path / "bad.dat"
+    bad.write_text("1 2\n3 x\n", encoding="ascii")
+    code, _, err = run(["release", str(bad), *argv, "--engine", "spark"], capsys)
+    assert code == 2 and "line 2: 'x' is not an item id" in err
+    code, _, err = run(
+        ["release", str(parquet), *argv, "--items", "4", "--columns", "ids", "--engine", "spark"],
+        capsys,
+    )
+    assert code == 2 and "is not a basket" in err

@@ -18,7 +18,7 @@ from typing import Any, cast
 from .. import __version__
 from ..entries import BasketMechanism, ColumnEntry, Option
 from ..errors import FiniteDPError, ParameterError
-from ..io.baskets import MAX_ITEMS, read_baskets
+from ..io.baskets import MAX_ITEMS, read_basket_list, read_baskets
 from ..io.display import with_displays
 from ..io.document import write_document
 from ..io.duckrows import duckdb_rows
@@ -106,12 +106,20 @@ def _basket_columns(args: argparse.Namespace, entry: ColumnEntry) -> list[Numeri
             f"--format baskets: {entry.name} reads numeric columns; basket files are read only "
             f"by {', '.join(readers)}"
         )
-    for name in ("columns", "bounds", "grid", "clamp"):
+    for name in ("bounds", "grid", "clamp"):
         if getattr(args, name) is not None:
             raise ParameterError(
                 f"--{name}: a basket file has no named columns; its 0/1 columns are the item "
                 f"ids 0 to --items - 1"
             )
+    listed = args.input.lower().endswith((".parquet", ".pq"))
+    if (args.columns is not None) != listed:
+        raise ParameterError(
+            "--columns: a basket file (one basket a line) has no named columns; a Parquet "
+            "file's baskets are the list column --columns names"
+            if args.columns is not None
+            else "--columns: name the list column of item ids that holds the Parquet file's baskets"
+        )
     if args.items is None:
         raise ParameterError("--items: --format baskets needs it (the public number of items d)")
     items = exact_fraction(args.items, "--items")
@@ -132,11 +140,6 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     options = _check(args, entry)
     baskets = args.format == "baskets"
     engine = args.engine or "duckdb"
-    if engine != "duckdb" and baskets:
-        raise ParameterError(
-            f"--engine {engine}: basket files (--format baskets) are read by DuckDB only for "
-            "now; leave --engine out"
-        )
     if baskets:
         columns = _basket_columns(args, entry)
     elif args.items is not None:
@@ -151,7 +154,8 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         raise type(error)(_flagged(str(error), ["seed"])) from None
     check_out(args.out, args.input)
     to_stdout = args.out in (None, STDOUT)
-    kind = input_format(args.input, columns[0].name, args.format)
+    list_column = args.columns if baskets else None  # a Parquet file's list column of ids
+    kind = "parquet" if list_column else input_format(args.input, columns[0].name, args.format)
     budget = getattr(args, entry.budget)
     with (
         Progress(not args.quiet, DELAY_SECONDS) as progress,
@@ -161,7 +165,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         clamp = bool(args.clamp)
         data: Any
         if baskets:
-            n, data = read_baskets(source, len(columns), progress)
+            n, data = _baskets(engine, source, list_column, len(columns), progress)
         elif entry.reads == "rows":
             data = _rows(engine, source, columns, progress, clamp)
             n = data.n
@@ -243,6 +247,20 @@ def _statistics(
 
     progress.phase(f"reading {source.name} with Spark")
     return SparkStatistics(read_frame(source.path, source.kind), columns, clamp)
+
+
+def _baskets(
+    engine: str, source: InputFile, column: str | None, items: int, progress: Progress
+) -> tuple[int, list[Any]]:
+    """The basket rows (each its sorted distinct ids) of a text file, or of a Parquet
+    file's list ``column``, read by the engine asked for."""
+    if engine == "spark":
+        from ..spark.baskets import spark_baskets  # pyspark only when asked for
+
+        return spark_baskets(source, column, items, progress)
+    if column is not None:
+        return read_basket_list(source, column, items, progress)
+    return read_baskets(source, items, progress)
 
 
 def _rows(

@@ -399,8 +399,8 @@ def add_release(commands: Any) -> None:
         "--format",
         choices=["auto", "csv", "parquet", "text", "baskets"],
         default="auto",
-        help="input format (baskets: one row per line, its 1s as item ids; with --items, "
-        "for plan-mean)",
+        help="input format (baskets: one row per line, its 1s as item ids, or a Parquet "
+        "file's list column of ids named by --columns; with --items, for plan-mean)",
     )
     release.add_argument(
         "--universe", metavar="SPEC", help="int:M or utf8:L (see above; histograms only)"

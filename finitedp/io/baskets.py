@@ -9,6 +9,10 @@ never used to grow ``d`` (the largest id seen is private).  Memory follows the
 total number of ids plus ``d`` (``O(items + d)``, never ``n x d``): each row is
 kept as the sorted array of its ids.
 
+A Parquet file may hold the baskets as a list column instead (``--format baskets
+--columns ids``, :func:`read_basket_list`): row ``j``'s 1s are the integers of its list,
+read by DuckDB.
+
 Paper: Lebeda thesis Section 5.7 (Kosarak and POS as 0/1 vectors); proofs_notes/plan.md.
 """
 
@@ -22,10 +26,19 @@ import numpy as np
 from ..errors import ParameterError
 from ..resources import require_memory
 from .progress import Progress
-from .tables import InputFile
+from .tables import InputFile, connect, literal, query
 from .values import shorten
 
-__all__ = ["MAX_ITEMS", "read_baskets"]
+__all__ = ["MAX_ITEMS", "read_basket_list", "read_baskets"]
+
+#: Integer element types of a list column of item ids.
+LIST_TYPES = frozenset(
+    f"{kind}[]"
+    for kind in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER")
+) | {"UBIGINT[]"}
+
+#: Rows fetched at a time from DuckDB.
+FETCH_ROWS = 1 << 14
 
 #: The most coordinates a basket file may declare (PLAN takes fewer than 2^20).
 MAX_ITEMS = (1 << 20) - 1
@@ -82,6 +95,64 @@ def read_baskets(source: InputFile, items: int, progress: Progress) -> tuple[int
         rows.append(row)
         if number % PROGRESS_LINES == 0:
             progress.advance(PROGRESS_LINES)
+    return len(rows), rows
+
+
+def read_basket_list(
+    source: InputFile, column: str, items: int, progress: Progress
+) -> tuple[int, list[np.ndarray]]:
+    """The rows of a Parquet file's list column of item ids, each the sorted array of its
+    distinct ids (the rows of :func:`read_baskets`, from a list column).
+
+    Every list is checked in DuckDB first (one scan); a refused one is named by its row.
+    Memory follows the total number of ids, estimated from that scan first.
+
+    Raises:
+        ParameterError: not a Parquet file, no such column or not a list of integers, an
+            empty (null) list or id, or an id outside ``[0, items)`` (its row named).
+    """
+    if source.kind != "parquet":
+        raise ParameterError(
+            f"--columns: {source.name} is read as a basket file (one basket a line); a list "
+            "column of ids is read from a Parquet file"
+        )
+    where = f"read_parquet({literal(source.path)}, file_row_number = true)"
+    name = '"' + column.replace('"', '""') + '"'
+    described = dict(
+        (str(row[0]), str(row[1]))
+        for row in connect().execute(f"DESCRIBE SELECT * FROM {where}").fetchall()
+    )
+    if column not in described:
+        raise ParameterError(f"--columns: {source.name} has no column {column!r}")
+    if described[column] not in LIST_TYPES:
+        raise ParameterError(
+            f"--columns: column {column!r} of {source.name} is {described[column]}; a basket "
+            "column is a list of integer item ids"
+        )
+    wanted = ((column, "--columns"),)
+    refused = f"lambda x: x IS NULL OR x < 0 OR x >= {items}"
+    bad = f"{name} IS NULL OR len(list_filter({name}, {refused})) > 0"
+    sql = (
+        f"SELECT count(*), coalesce(sum(len({name})), 0), min(file_row_number) FILTER "
+        f"(WHERE {bad}) FROM {where}"
+    )
+    n, ids, first = query(source, sql, wanted).fetchone()
+    if first is not None:
+        (found,) = query(
+            source, f"SELECT {name} FROM {where} WHERE file_row_number = {first}", wanted
+        ).fetchone()
+        shown = "null" if found is None else shorten(str(found))
+        raise ParameterError(
+            f"{source.name}: row {int(first) + 1}, column {column!r}: {shown} is not a basket; "
+            f"a basket is a list of item ids, integers in [0, {items}) (--items)"
+        )
+    require_memory(8 * int(ids) + ROW_BYTES * int(n), "the baskets' rows", source.name)
+    progress.phase(f"reading {int(n):,} baskets", total=int(n))
+    cursor = query(source, f"SELECT list_sort(list_distinct({name})) FROM {where}", wanted)
+    rows: list[np.ndarray] = []
+    while batch := cursor.fetchmany(FETCH_ROWS):
+        rows += [np.asarray(ids_, dtype=np.int64) for (ids_,) in batch]
+        progress.advance(len(batch))
     return len(rows), rows
 
 
