@@ -163,7 +163,7 @@ def test_plan_mean_on_spark_is_the_duckdb_release(
         f"TO '{parquet}' (FORMAT parquet, ROW_GROUP_SIZE 2048)"
     )
     argv = ["--mechanism", "plan-mean", "--rho", "1/2", "--columns", "a,b,c", "--bounds=-20:20"]
-    argv += ["--seed", "91", "--quiet", "--rounds", "2"]
+    argv += ["--seed", "91", "--quiet"]
     spark.conf.set("spark.sql.files.maxPartitionBytes", "4096")
     try:
         outs = [

@@ -13,13 +13,15 @@ Paper: Lebeda thesis Alg 17 (what is computed: :class:`~finitedp.statistics.RowS
   (``monotonically_increasing_id``), the offsets counted on the driver first, before any
   join; the pairs ``(2j, 2j + 1)`` are grouped by ``j``.
 * **Arithmetic.** Indices and scaled rows are ``long`` (``|w| < 2^40``), squared norms
-  and sums ``decimal(38, 0)``; levels are found by ``CASE`` trees over the public levels;
-  floor division by an offset (``div`` truncates).  Exact, so the answers are numpy's
+  and sums ``decimal(38, 0)``; a value's level among the public levels is counted by its
+  digits' key joined with the levels that share it (:func:`_level_counts`); floor
+  division by an offset (``div`` truncates).  Exact, so the answers are numpy's
   and DuckDB's.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -32,9 +34,6 @@ from .columns import SparkStatistics
 
 __all__ = ["SparkRows"]
 
-#: The most radii a norm's level is searched among (a ``CASE`` tree in Spark SQL).
-MAX_RADII = 4096
-
 #: ``monotonically_increasing_id`` puts the partition above this many bits of position.
 PARTITION_SHIFT = 33
 
@@ -45,13 +44,57 @@ RAW_GAPS = 1 << 20
 BLOCK_ROWS = 1 << 14
 
 
-def _tree(x: str, bounds: Sequence[str], low: int, high: int) -> str:
-    """Spark SQL for the least ``k`` in ``[low, high]`` with ``x <= bounds[k]`` (else ``high``)."""
-    if low == high:
-        return str(low)
-    mid = (low + high) // 2
-    below, above = _tree(x, bounds, low, mid), _tree(x, bounds, mid + 1, high)
-    return f"CASE WHEN {x} <= {bounds[mid]} THEN {below} ELSE {above} END"
+def _key(value: int) -> tuple[int, int]:
+    """A non-negative integer's key: its number of decimal digits and its first three
+    (increasing with the value; a key of at most three digits is one value)."""
+    text = str(value)
+    return len(text), int(text[:3])
+
+
+def _key_low(key: tuple[int, int]) -> int:
+    """The least integer with this key."""
+    digits, lead = key
+    return lead * int(10 ** max(0, digits - 3))
+
+
+def _level_counts(frame: Any, value: str, bounds: Sequence[int], by: str | None) -> Any:
+    """``[(by, key digits, key lead, inner, count), ...]``: ``value``'s counts (a
+    non-negative integer column) by key and by how many of the ``bounds`` that share its
+    key lie below it, from which :func:`_levels` gives each level ``#{b < value}``.
+
+    A ``CASE`` tree over thousands of bounds is more than Spark's code generation takes;
+    the key is an equality join with the few bounds of each key (exact: integers' digits
+    and ``decimal(38, 0)`` comparisons).
+    """
+    from pyspark.sql import functions as f
+
+    inner: dict[tuple[int, int], list[str]] = {}
+    for b in bounds:
+        inner.setdefault(_key(b), []).append(str(b))
+    table = frame.sparkSession.createDataFrame(
+        [(digits, lead, values) for (digits, lead), values in inner.items()],
+        "kl int, kd int, inner array<string>",
+    )
+    text = f"CAST({value} AS STRING)"
+    keyed = frame.selectExpr(
+        *([by] if by else []),
+        f"CAST({value} AS DECIMAL(38,0)) AS v",
+        f"length({text}) AS kl",
+        f"CAST(substring({text}, 1, 3) AS INT) AS kd",
+    )
+    below = (
+        "CASE WHEN inner IS NULL THEN 0 ELSE "
+        "size(filter(inner, b -> CAST(b AS DECIMAL(38,0)) < v)) END"
+    )
+    joined = keyed.join(f.broadcast(table), ["kl", "kd"], "left").selectExpr(
+        *([by] if by else []), "kl", "kd", f"{below} AS below"
+    )
+    return joined.groupBy(*([by] if by else []), "kl", "kd", "below").count().collect()
+
+
+def _level(bounds: Sequence[int], key: tuple[int, int], below: int) -> int:
+    """``#{b < v}`` for a value of this key with ``below`` of its key's bounds under it."""
+    return bisect_left(bounds, _key_low(key)) + below
 
 
 def _wide(value: int) -> str:
@@ -176,21 +219,27 @@ class SparkRows(SparkStatistics):
     def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
         from pyspark.sql import functions as f
 
-        d, bounds = self.d, [str(t) for t in levels]
+        d = self.d
         pairs = self._tagged(True).groupBy(f.expr("r div 2").alias("j"))
         gaps = pairs.agg(
             *(f.expr(f"max(k{i}) - min(k{i})").alias(f"g{i}") for i in range(d)),
             f.expr("count(*)").alias("c"),
         ).filter("c = 2")
         raw = all(c.units < RAW_GAPS for c in self.columns)  # gaps counted raw, levels here
-        level = [f"g{i}" if raw else _tree(f"g{i}", bounds, 0, len(levels) - 1) for i in range(d)]
-        stack = ", ".join(f"{i}, {e}" for i, e in enumerate(level))
-        found = gaps.selectExpr(f"stack({d}, {stack}) AS (i, g)").groupBy("i", "g").count()
+        stack = ", ".join(f"{i}, g{i}" for i in range(d))
+        stacked = gaps.selectExpr(f"stack({d}, {stack}) AS (i, g)")
         merged: list[dict[int, int]] = [{} for _ in range(d)]
-        top = np.asarray(levels, dtype=np.int64)
-        for i, g, count in found.toLocalIterator():
-            k = int(np.searchsorted(top, int(g))) if raw else int(g)
-            merged[int(i)][k] = merged[int(i)].get(k, 0) + int(count)
+        if raw:
+            top = np.asarray(levels, dtype=np.int64)
+            found = stacked.groupBy("i", "g").count()
+            small = d * max(c.units for c in self.columns) < 1 << 16  # one job: collect
+            for i, g, count in found.collect() if small else found.toLocalIterator():
+                k = int(np.searchsorted(top, int(g)))
+                merged[int(i)][k] = merged[int(i)].get(k, 0) + int(count)
+        else:
+            for i, digits, lead, below, count in _level_counts(stacked, "g", levels, "i"):
+                k = _level(levels, (digits, lead), below)
+                merged[int(i)][k] = merged[int(i)].get(k, 0) + int(count)
         return [GridCounts.from_pairs(m.items()) for m in merged]
 
     def _scaled(self, centre: Sequence[int], scales: Sequence[int]) -> Any:
@@ -203,13 +252,14 @@ class SparkRows(SparkStatistics):
     def norm_counts(
         self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
     ) -> GridCounts:
-        if len(radii) > MAX_RADII:
-            raise ParameterError(
-                f"clip_count: got {len(radii)} radii; at most {MAX_RADII} on Spark"
-            )
-        tree = _tree("s", [_wide(c * c) for c in radii], 0, len(radii) - 1)
-        found = self._scaled(centre, scales).selectExpr(f"{tree} AS l").groupBy("l").count()
-        return GridCounts.from_pairs((int(level), int(c)) for level, c in found.collect())
+        squares, top = [c * c for c in radii], len(radii) - 1
+        merged: dict[int, int] = {}
+        for digits, lead, below, count in _level_counts(
+            self._scaled(centre, scales), "s", squares, None
+        ):
+            k = min(_level(squares, (digits, lead), below), top)
+            merged[k] = merged.get(k, 0) + int(count)
+        return GridCounts.from_pairs(merged.items())
 
     def rounded_sums(
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
