@@ -185,9 +185,9 @@ class RowStatistics(ColumnStatistics, Protocol):
 
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
-    ) -> Iterator[np.ndarray]:
+    ) -> Iterator[tuple[np.ndarray, list[int]]]:
         """The rows with ``N_j > within``, as blocks of grid indices (``int64``, ``d``
-        columns each), in any order."""
+        columns each) with each row's ``N_j``, in any order."""
         ...
 
 
@@ -309,11 +309,12 @@ class ArrayStatistics:
 
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
-    ) -> Iterator[np.ndarray]:
-        beyond = self._bounds(centre, scales) > within
+    ) -> Iterator[tuple[np.ndarray, list[int]]]:
+        bounds = self._bounds(centre, scales)
         start = 0
         for block in self._blocks():
-            chosen = block[beyond[start : start + len(block)]]
+            here = bounds[start : start + len(block)]
             start += len(block)
-            if len(chosen):
-                yield chosen
+            beyond = here > within
+            if beyond.any():
+                yield block[beyond], here[beyond].tolist()

@@ -52,7 +52,9 @@ def _answers(
     stats: RowStatistics, centre: list[int], scales: list[int], radii: list[int], within: int
 ) -> tuple[object, ...]:
     beyond = sorted(
-        tuple(row) for block in stats.rows_beyond(centre, scales, within) for row in block.tolist()
+        (*row, bound)
+        for block, bounds in stats.rows_beyond(centre, scales, within)
+        for row, bound in zip(block.tolist(), bounds, strict=True)
     )
     return (
         stats.n,
@@ -177,3 +179,29 @@ def test_plan_on_sql_rows_is_plan_on_the_array(tmp_path: Path, options: dict[str
         assert isinstance(sql, DuckDBRows)
         got = plan.release_statistics(sql, SeededSource(b"engines"))
     assert got == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 30), min_size=3, max_size=3), min_size=1, max_size=12),
+    st.lists(st.integers(1, 1 << 30), min_size=3, max_size=3),
+    st.integers(1, 8191),
+)
+def test_clip_rows_is_clipped_sum_on_rows_beyond_the_radius(
+    rows: list[list[int]], scales: list[int], units: int
+) -> None:
+    """The in-place sum of clipped rows is :func:`clipped_sum`'s, row for row."""
+    from finitedp.mean.scaling import clip_rows, clipped_sum, kept_within
+    from finitedp.statistics import norm_bounds
+
+    data, m, p = np.array(rows), np.array([15, 3, 27]), np.array(scales)
+    w = (data - m) * p
+    bounds = norm_bounds(w)
+    radius = max(1, min(bounds))  # every row with N_j > kept_within(radius) is clipped
+    beyond = [j for j, n in enumerate(bounds) if n > kept_within(radius, units, 3)]
+    if beyond:
+        got = clip_rows(data[beyond], m, p, [bounds[j] for j in beyond], units)
+        assert (
+            got.tolist()
+            == clipped_sum(w[beyond], [bounds[j] for j in beyond], radius, units).tolist()
+        )

@@ -215,8 +215,16 @@ def test_spark_rows_answer_as_the_rows_do(spark: Any) -> None:
         assert stats.rounded_sums(centre, scales, 3, 17, within) == memory.rounded_sums(
             centre, scales, 3, 17, within
         )
-        beyond = [tuple(r) for b in stats.rows_beyond(centre, scales, within) for r in b.tolist()]
-        kept = [tuple(r) for b in memory.rows_beyond(centre, scales, within) for r in b.tolist()]
+        beyond = [
+            (*r, n)
+            for b, ns in stats.rows_beyond(centre, scales, within)
+            for r, n in zip(b.tolist(), ns, strict=True)
+        ]
+        kept = [
+            (*r, n)
+            for b, ns in memory.rows_beyond(centre, scales, within)
+            for r, n in zip(b.tolist(), ns, strict=True)
+        ]
         assert sorted(beyond) == sorted(kept)
     nulls = spark.createDataFrame([("1",), (None,)], "v string")
     with pytest.raises(ParameterError, match="null"):

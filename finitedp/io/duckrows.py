@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..statistics import GridCounts
+from ..statistics import GridCounts, ceil_sqrt
 from .duckstats import DuckDBStatistics
 from .numeric import NumericColumn
 from .progress import Progress
@@ -229,11 +229,12 @@ class DuckDBRows(DuckDBStatistics):
 
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
-    ) -> Iterator[np.ndarray]:
+    ) -> Iterator[tuple[np.ndarray, list[int]]]:
         self.progress.phase("reading the rows beyond the radius (DuckDB)")
         names = ", ".join(f"k{i}" for i in range(self.d))
         rows = self._scaled(centre, scales)
-        sql = f"SELECT {names} FROM {rows} WHERE s > {_hugeint(within * within)}"
+        sql = f"SELECT s, {names} FROM {rows} WHERE s > {_hugeint(within * within)}"
         cursor = query(self.source, sql, self.wanted)
         while batch := cursor.fetchmany(FETCH_ROWS):
-            yield np.array(batch, dtype=np.int64).reshape(len(batch), self.d)
+            block = np.array([row[1:] for row in batch], dtype=np.int64).reshape(len(batch), self.d)
+            yield block, [ceil_sqrt(int(row[0])) for row in batch]

@@ -64,7 +64,7 @@ from ..params import (
 )
 from ..selection.grid import Grid
 from ..selection.quantile import ExponentialQuantile
-from ..statistics import ArrayStatistics, ColumnStatistics, RowStatistics, norm_bounds
+from ..statistics import ArrayStatistics, ColumnStatistics, RowStatistics
 from .budget import PlanOptions, plan_budget
 from .release import (
     LISTING_SHARES,
@@ -81,7 +81,7 @@ from .rounds import (
 from .scaling import (
     binary_variances,
     clip_levels,
-    clipped_sum,
+    clip_rows,
     index_rows,
     integer_scales,
     kept_within,
@@ -308,16 +308,16 @@ class PLAN:
         levels) and the clipped sums ``sum_j v_j`` in units of ``C/K``.
 
         The rows within ``C (2K - c)/(2K)`` share the factor ``K/C`` (:func:`.scaling.
-        clipped_sum`), so the engine sums them; the others, about ``k``, are clipped here.
+        clipped_sum`), so the engine sums them; the others, about ``k``, are clipped here
+        (:func:`.scaling.clip_rows`).
         """
         chosen = self.radius.release_counts(stats.norm_counts(centre, scales, levels), rng)
         radius = levels[int(chosen)]
         within = kept_within(radius, self.units, self.d)
         total = np.array(stats.rounded_sums(centre, scales, self.units, radius, within))
         m, p = np.array(centre, dtype=np.int64), np.array(scales, dtype=np.int64)
-        for block in stats.rows_beyond(centre, scales, within):
-            w = (block - m) * p
-            total += clipped_sum(w, norm_bounds(w), radius, self.units)
+        for block, bounds in stats.rows_beyond(centre, scales, within):
+            total += clip_rows(block, m, p, bounds, self.units)
         return radius, [int(t) for t in total]
 
     def spread_of(self, rows: np.ndarray, rng: RandomSource) -> list[Fraction]:

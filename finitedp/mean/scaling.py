@@ -44,6 +44,7 @@ __all__ = [
     "clip_grid",
     "clip_levels",
     "clip_margin",
+    "clip_rows",
     "clipped_sum",
     "gap_levels",
     "index_rows",
@@ -268,6 +269,24 @@ def clipped_sum(w: np.ndarray, bounds: list[int], radius: int, units: int) -> np
         else:
             num[j], den[j] = 2 * units - c, 2 * bound
     return np.asarray(rounded(w, num[:, None], den[:, None]).sum(axis=0, dtype=np.int64))
+
+
+def clip_rows(
+    rows: np.ndarray, centre: np.ndarray, scales: np.ndarray, bounds: list[int], units: int
+) -> np.ndarray:
+    """:func:`clipped_sum` of rows every one of which is clipped (``N_j`` above
+    :func:`kept_within`): ``sum_j round(w_j (2K - c)/(2 N_j))``, ``w_j = (k_j - m) P``.
+
+    The same integers as :func:`clipped_sum`, in place on one copy of the block: a
+    basket's clipped rows are dense vectors of tens of thousands of coordinates.
+    """
+    d = rows.shape[1]
+    den = 2 * np.asarray(bounds, dtype=np.int64)[:, None]
+    t = np.subtract(rows, centre, dtype=np.int64)
+    t *= 2 * (2 * units - clip_margin(d)) * scales  # 2 w num, below 2^55
+    t += den
+    t //= 2 * den
+    return np.asarray(t.sum(axis=0, dtype=np.int64))
 
 
 def clip_margin(d: int) -> int:

@@ -123,12 +123,13 @@ class SetsStatistics:
 
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
-    ) -> Iterator[np.ndarray]:
-        beyond = np.flatnonzero(self._bounds(centre, scales) > within).tolist()
+    ) -> Iterator[tuple[np.ndarray, list[int]]]:
+        bounds = self._bounds(centre, scales)
+        beyond = np.flatnonzero(bounds > within).tolist()
         step = max(1, DENSE_CELLS // max(1, self._d))
         for start in range(0, len(beyond), step):
             chosen = beyond[start : start + step]
             block = np.zeros((len(chosen), self._d), dtype=np.int64)
             for r, j in enumerate(chosen):
                 block[r, self._rows[j]] = 1
-            yield block
+            yield block, bounds[chosen].tolist()

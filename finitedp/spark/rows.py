@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..io.numeric import NumericColumn
-from ..statistics import GridCounts
+from ..statistics import GridCounts, ceil_sqrt
 from .columns import SparkStatistics
 
 __all__ = ["SparkRows"]
@@ -278,13 +278,15 @@ class SparkRows(SparkStatistics):
 
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
-    ) -> Iterator[np.ndarray]:
+    ) -> Iterator[tuple[np.ndarray, list[int]]]:
         rows = self._scaled(centre, scales).filter(f"s > {_wide(within * within)}")
         block: list[list[int]] = []
-        for row in rows.select(*(f"k{i}" for i in range(self.d))).toLocalIterator():
-            block.append([int(x) for x in row])
+        bounds: list[int] = []
+        for row in rows.select("s", *(f"k{i}" for i in range(self.d))).toLocalIterator():
+            bounds.append(ceil_sqrt(int(row[0])))
+            block.append([int(x) for x in row[1:]])
             if len(block) == BLOCK_ROWS:
-                yield np.array(block, dtype=np.int64)
-                block = []
+                yield np.array(block, dtype=np.int64), bounds
+                block, bounds = [], []
         if block:
-            yield np.array(block, dtype=np.int64)
+            yield np.array(block, dtype=np.int64), bounds
