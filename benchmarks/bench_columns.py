@@ -37,6 +37,7 @@ import json, resource, sys, time
 import duckdb
 path, what, d = sys.argv[1], sys.argv[2], int(sys.argv[3])
 con = duckdb.connect(config={"threads": 2})
+con.execute("SET enable_progress_bar = false")  # its bar shares stdout with the figures
 start = time.perf_counter()
 source = f"read_parquet('{path}')"
 if what == "sum":
