@@ -1,13 +1,17 @@
 """Sufficient statistics: what a column mechanism asks of its data, instead of its rows.
 
 Paper: Lebeda thesis Ch. 4 (a vector sum depends on the data only through the column
-sums) and Alg 17's PRIVQUANTILE (a quantile only through each column's counts on its
-grid: the rank of every grid point).
+sums), Alg 17's PRIVQUANTILE (a quantile only through each column's counts on its
+grid: the rank of every grid point) and Alg 17 itself (PLAN through the counts of gap
+and norm levels, the rounded sums within a radius and the rows beyond it:
+:class:`RowStatistics`).
 
-A column mechanism's release is a function of a :class:`ColumnStatistics` and of its
-draws; the statistics are exact integers, so every engine that computes them (numpy
-here, DuckDB in :mod:`finitedp.io.duckstats`, Spark in :mod:`finitedp.spark`) gives the
-same release for the same draws, and memory follows the statistics, never ``n x d``.
+A column mechanism's release is a function of a :class:`ColumnStatistics` (PLAN's of a
+:class:`RowStatistics`) and of its draws; the statistics are exact integers, so every
+engine that computes them (numpy here, DuckDB in :mod:`finitedp.io.duckstats` and
+:mod:`finitedp.io.duckrows`, Spark in :mod:`finitedp.spark`, sparse 0/1 rows in
+:mod:`finitedp.mean.sparse`) gives the same release for the same draws, and memory
+follows the statistics, never ``n x d``.
 
 >>> stats = ArrayStatistics([np.array([3, 0, 3, 1]), np.array([2, 2, 2, 2])])
 >>> stats.n, stats.d, stats.column_sums()
@@ -223,7 +227,8 @@ def norm_bounds(w: np.ndarray) -> list[int]:
 
 
 class ArrayStatistics:
-    """:class:`ColumnStatistics` of in-memory columns of grid indices (numpy).
+    """:class:`ColumnStatistics` and :class:`RowStatistics` of in-memory columns of grid
+    indices (numpy; the rows in the columns' order).
 
     Args:
         columns: each column's grid indices, one ``int64`` array per column, all of
