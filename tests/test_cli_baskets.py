@@ -172,3 +172,15 @@ def test_a_parquet_list_column_is_the_basket_file(
     duckdb.sql(f"COPY (SELECT 1 AS ids) TO '{scalar}' (FORMAT parquet)")
     code, _, err = run(["release", str(scalar), *argv, "--columns", "ids"], capsys)
     assert code == 2 and "a basket column is a list of integer item ids" in err
+
+
+def test_spark_without_pyspark_is_a_clear_refusal(
+    baskets: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # an import of it fails
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    argv = ["release", str(baskets), "--format", "baskets", "--items", "5", *BASE]
+    code, out, err = run([*argv, "--engine", "spark"], capsys)
+    assert code == 2 and out == "" and "pyspark is not installed" in err, err

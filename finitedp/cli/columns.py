@@ -279,7 +279,7 @@ def _rows(
         return rows
     inside = duckdb_rows(source, columns, progress, clamp)
     if inside is not None:
-        inside.column_sums()  # one scan: every value checked (its row named), and n
+        inside.column_sums()  # each column's counts: every value checked (its row named), n
         return inside
     _, values = read_column_values(source, columns, progress, clamp)
     return ArrayStatistics(values)

@@ -24,6 +24,7 @@ from ..io.progress import Progress
 from ..io.tables import InputFile
 from ..io.values import shorten
 from ..resources import require_memory
+from .columns import spark_session
 
 __all__ = ["spark_baskets"]
 
@@ -41,10 +42,9 @@ def spark_baskets(
         ParameterError: a refused line (named) or list (shown), a column that is missing
             or not a list of integers, or the rows past the memory limit.
     """
-    from pyspark.sql import SparkSession
+    reader = spark_session().read  # first: without pyspark, a refusal that says so
     from pyspark.sql import functions as f
 
-    reader = SparkSession.builder.appName("finitedp").getOrCreate().read
     if column is None:
         lines = reader.option("lineSep", "\n").text(source.path)
         tokens = f.filter(f.split(f.col("value"), WHITESPACE), lambda t: t != "")

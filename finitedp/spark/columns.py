@@ -31,7 +31,7 @@ from ..io.universe import Universe
 from ..selection.grid import Grid
 from ..statistics import GridCounts
 
-__all__ = ["SparkStatistics", "file_counts", "read_frame"]
+__all__ = ["SparkStatistics", "file_counts", "read_frame", "spark_session"]
 
 #: Spark's integer types, by their ``simpleString``: read as integers in Spark.
 INTEGER_TYPES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -244,13 +244,12 @@ class SparkStatistics:
         return merged
 
 
-def read_frame(path: str, kind: str) -> Any:
-    """The DataFrame ``spark.read`` makes of a CSV (header row, every field a string) or
-    Parquet file, in the session ``SparkSession.builder`` gives (``local[*]`` unless a
-    master is configured).
+def spark_session() -> Any:
+    """The session ``SparkSession.builder`` gives (``local[*]`` unless a master is
+    configured).
 
     Raises:
-        ParameterError: pyspark is not installed, or a text file (``--format text``).
+        ParameterError: pyspark is not installed.
     """
     try:
         from pyspark.sql import SparkSession
@@ -258,9 +257,19 @@ def read_frame(path: str, kind: str) -> Any:
         raise ParameterError(
             "--engine spark: pyspark is not installed; pip install 'finitedp[spark]'"
         ) from None
+    return SparkSession.builder.appName("finitedp").getOrCreate()
+
+
+def read_frame(path: str, kind: str) -> Any:
+    """The DataFrame ``spark.read`` makes of a CSV (header row, every field a string) or
+    Parquet file, in :func:`spark_session`.
+
+    Raises:
+        ParameterError: pyspark is not installed, or a text file (``--format text``).
+    """
     if kind not in ("csv", "parquet"):
         raise ParameterError(f"--engine spark: reads CSV and Parquet files, not --format {kind}")
-    reader = SparkSession.builder.appName("finitedp").getOrCreate().read
+    reader = spark_session().read
     if kind == "parquet":
         return reader.parquet(path)
     return reader.csv(path, header=True, inferSchema=False, enforceSchema=False)
