@@ -92,6 +92,8 @@ def test_integer_orders_never_claim_more_than_they_prove(rho: Fraction, delta: F
 @given(RHOS, DELTAS)
 @example(Fraction(40), Fraction(1, 200))  # quarters alone: 2.6% above the infimum
 @example(Fraction(3821, 100), Fraction(3817, 1000000))
+@example(Fraction(1, 10000), Fraction(4259, 500000))  # the least epsilon is below rho
+@example(Fraction(1, 10000), Fraction(4289, 500000))  # epsilon 0 suffices
 def test_every_order_statements_never_claim_more_than_the_infimum(
     rho: Fraction, delta: Fraction
 ) -> None:

@@ -200,8 +200,11 @@ def zcdp_epsilon(rho: Fraction, delta: Fraction, *, integer_orders: bool = False
 
     if not holds(high):
         return high  # pragma: no cover - at real orders CKS20's bound is never worse than BS16's
+    if holds(Fraction(0)):  # a large delta: (0, delta)-DP already
+        return Fraction(0)
     unit = high / (1 << STEPS)
-    steps_low, steps_high = rho // unit, high // unit
+    # from 0, not rho: with a large delta the least epsilon lies below rho
+    steps_low, steps_high = 0, high // unit
     if steps_high * unit < high and not holds(steps_high * unit):
         steps_high += 1  # pragma: no cover - the floor of a valid epsilon is checked too
     while steps_high - steps_low > 1:  # invariant: the bound holds at steps_high * unit
