@@ -38,7 +38,9 @@ __all__ = [
     "GridCounts",
     "RowStatistics",
     "ceil_sqrt",
+    "level_of",
     "norm_bounds",
+    "offset_division",
     "rounded",
 ]
 
@@ -201,6 +203,27 @@ def ceil_sqrt(x: int) -> int:
     return root + (root * root < x)
 
 
+def level_of(bounds: Sequence[int] | np.ndarray, levels: Sequence[int]) -> np.ndarray:
+    """Each row's level: the least ``k`` with ``C_k >= N_j`` (the top level if none)."""
+    found = np.searchsorted(np.array(levels, dtype=np.int64), np.array(bounds, dtype=np.int64))
+    return np.minimum(found, len(levels) - 1).astype(np.int64)
+
+
+def offset_division(num: int, den: int) -> tuple[int, int]:
+    """``(D, M)`` with ``floor((2 w num + den)/D) = (2 w num + den + M D) div D - M`` for every
+    ``|w| < 2^40``, the left operand non-negative and below ``2^63``: :func:`rounded` in an
+    engine whose integer division truncates toward zero (DuckDB's ``//``, Spark's ``div``).
+
+    Raises:
+        ParameterError: ``num`` or ``den`` not positive, or too large for 64 bits (PLAN's
+            are below ``2^14`` and ``2^51``).
+    """
+    big, top = 2 * den, (2 * num << 40) + den  # |2 w num + den| <= top
+    if not (num > 0 and den > 0 and 4 * (top + big) < 1 << 63):
+        raise ParameterError(f"offset_division: num = {num}, den = {den} pass 64 bits")
+    return big, top // big + 1
+
+
 def rounded(w: np.ndarray, num: int | np.ndarray, den: int | np.ndarray) -> np.ndarray:
     """``round(w num/den)``, halves up: ``floor((2 w num + den)/(2 den))`` (``den > 0``)."""
     return (2 * w * num + den) // (2 * den)
@@ -296,8 +319,7 @@ class ArrayStatistics:
     def norm_counts(
         self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
     ) -> GridCounts:
-        found = np.searchsorted(np.asarray(radii, dtype=np.int64), self._bounds(centre, scales))
-        return GridCounts.from_indices(np.minimum(found, len(radii) - 1))
+        return GridCounts.from_indices(level_of(self._bounds(centre, scales), radii))
 
     def rounded_sums(
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..statistics import GridCounts, ceil_sqrt
+from ..statistics import GridCounts, ceil_sqrt, offset_division
 from .duckstats import DuckDBStatistics
 from .numeric import NumericColumn
 from .progress import Progress
@@ -213,11 +213,7 @@ class DuckDBRows(DuckDBStatistics):
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
     ) -> list[int]:
         self.progress.phase("the sums of the rows within the radius (DuckDB)")
-        # floor(t / D) for t = 2 w num + den, |t| < 2^56: (t + M D) // D - M with t + M D >= 0
-        # (DuckDB's // truncates toward zero), in BIGINT
-        big, top = 2 * den, (2 * num << 40) + den
-        assert num > 0 and den > 0 and 4 * (top + big) < 1 << 63, (num, den)  # PLAN's are
-        shift = top // big + 1
+        big, shift = offset_division(num, den)  # DuckDB's // truncates toward zero
         parts = [f"sum((2 * w{i} * {num} + {den + shift * big}) // {big})" for i in range(self.d)]
         sql = (
             f"SELECT count(*), {', '.join(parts)} FROM {self._scaled(centre, scales)} "

@@ -33,7 +33,7 @@ from ..errors import ParameterError
 from ..params import check_positive_int, exact_fraction, short_fraction, short_int
 from ..resources import require_time
 from ..selection.grid import Grid
-from ..statistics import ceil_sqrt, norm_bounds, rounded
+from ..statistics import ceil_sqrt, level_of, norm_bounds, rounded
 
 __all__ = [
     "MAX_CLIP_COUNT",
@@ -242,12 +242,6 @@ def level_count(top: int, ratio: Fraction, most: int) -> int:
         mid = (low + high) // 2
         low, high = (low, mid) if reaches(mid) else (mid + 1, high)
     return low + 1
-
-
-def level_of(bounds: list[int], levels: list[int]) -> np.ndarray:
-    """Each row's level: the least ``k`` with ``C_k >= N_j`` (the top level if none)."""
-    found = np.searchsorted(np.array(levels, dtype=np.int64), np.array(bounds, dtype=np.int64))
-    return np.minimum(found, len(levels) - 1).astype(np.int64)
 
 
 def clipped_sum(w: np.ndarray, bounds: list[int], radius: int, units: int) -> np.ndarray:

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ..errors import ParameterError
-from ..statistics import GridCounts, ceil_sqrt, rounded
+from ..statistics import GridCounts, ceil_sqrt, level_of, rounded
 
 __all__ = ["SetsStatistics"]
 
@@ -105,8 +105,7 @@ class SetsStatistics:
     def norm_counts(
         self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
     ) -> GridCounts:
-        found = np.searchsorted(np.asarray(radii, dtype=np.int64), self._bounds(centre, scales))
-        return GridCounts.from_indices(np.minimum(found, len(radii) - 1))
+        return GridCounts.from_indices(level_of(self._bounds(centre, scales), radii))
 
     def rounded_sums(
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int

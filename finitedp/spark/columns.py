@@ -232,16 +232,21 @@ class SparkStatistics:
 
     def _text_pairs(self, i: int) -> dict[int, int]:
         """Column ``i``'s count of each grid index, from its distinct texts, read exactly."""
+        merged: dict[int, int] = {}
+        for _, k, count in self._text_indices(i):
+            merged[k] = merged.get(k, 0) + count
+        return merged
 
+    def _text_indices(self, i: int) -> list[tuple[str, int, int]]:
+        """Column ``i``'s distinct texts, each with its grid index and count (read exactly)."""
         column = self.columns[i]
         text = _ref(column.name).cast("string").alias("v")
-        merged: dict[int, int] = {}
+        out = []
         for value, count in self.frame.groupBy(text).count().toLocalIterator():
             if value is None:
                 raise ParameterError(f"column {column.name!r}: {count} rows have no value (null)")
-            k = column.index(str(value), "Spark", self.clamp)
-            merged[k] = merged.get(k, 0) + int(count)
-        return merged
+            out.append((str(value), column.index(str(value), "Spark", self.clamp), int(count)))
+        return out
 
 
 def spark_session() -> Any:

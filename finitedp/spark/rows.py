@@ -27,9 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
 from ..io.numeric import NumericColumn
-from ..statistics import GridCounts, ceil_sqrt
+from ..statistics import GridCounts, ceil_sqrt, offset_division
 from .columns import SparkStatistics
 
 __all__ = ["SparkRows"]
@@ -163,17 +162,6 @@ class SparkRows(SparkStatistics):
             self._sums = [c.total() for c in counts]
         return self._counts
 
-    def _text_indices(self, i: int) -> list[tuple[str, int, int]]:
-        """Column ``i``'s distinct texts, each with its index and count (read exactly)."""
-        column = self.columns[i]
-        text = f"CAST({_quoted(column.name)} AS STRING) AS t"
-        out = []
-        for value, count in self.frame.selectExpr(text).groupBy("t").count().toLocalIterator():
-            if value is None:
-                raise ParameterError(f"column {column.name!r}: {count} rows have no value (null)")
-            out.append((str(value), column.index(str(value), "Spark", self.clamp), int(count)))
-        return out
-
     def column_counts(self, i: int) -> GridCounts:
         return self._check()[i]
 
@@ -264,9 +252,7 @@ class SparkRows(SparkStatistics):
     def rounded_sums(
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
     ) -> list[int]:
-        big, top = 2 * den, (2 * num << 40) + den  # floor(t/D) as (t + M D) div D - M
-        assert num > 0 and den > 0 and 4 * (top + big) < 1 << 63, (num, den)
-        shift = top // big + 1
+        big, shift = offset_division(num, den)  # Spark's div truncates toward zero
         parts = [
             f"sum(CAST((2 * w{i} * {num} + {den + shift * big}) div {big} AS DECIMAL(38,0)))"
             for i in range(self.d)
