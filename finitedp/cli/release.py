@@ -226,10 +226,18 @@ def _release(args: argparse.Namespace) -> int:
         opened_input(args.input, kind) as source,
     ):
         progress.phase(f"reading {source.name}")
-        if engine == "spark":  # Spark counts; the noise is drawn here, on the driver
-            from ..spark import file_counts  # pyspark only when asked for
+        if engine == "spark":  # Spark reads; the noise is drawn here, on the driver
+            from .. import spark  # pyspark only when asked for
 
-            n, data = file_counts(source, args.column, universe, values is not None or stream)
+            if values is not None:
+                columns = (args.column, args.value_column)
+                data = spark.file_sums(source, columns, universe, values, progress)
+                n = data.n
+            elif stream:
+                data = spark.file_stream(source, args.column, universe)
+                n = data.n
+            else:
+                n, data = spark.file_counts(source, args.column, universe)
         elif values is not None:
             columns = (args.column, args.value_column)
             data = read_sums(source, columns, universe, values, progress)

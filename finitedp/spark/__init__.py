@@ -15,13 +15,16 @@ of a DataFrame's numeric columns (:mod:`.columns`), and PLAN :class:`SparkRows`,
 
 from ..histograms.spark import spark_counts
 from ..sketches.spark import spark_sketch
-from .columns import SparkStatistics, file_counts, read_frame
+from .columns import SparkStatistics, read_frame
+from .keys import file_counts, file_stream, file_sums
 from .rows import SparkRows
 
 __all__ = [
     "SparkRows",
     "SparkStatistics",
     "file_counts",
+    "file_stream",
+    "file_sums",
     "read_frame",
     "spark_counts",
     "spark_sketch",

@@ -24,14 +24,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ParameterError
-from ..histograms.spark import spark_counts
 from ..io.numeric import IntegerGrid, NumericColumn
-from ..io.tables import InputFile
-from ..io.universe import Universe
 from ..selection.grid import Grid
 from ..statistics import GridCounts
 
-__all__ = ["SparkStatistics", "file_counts", "read_frame", "spark_session"]
+__all__ = ["SparkStatistics", "read_frame", "spark_session"]
 
 #: Spark's integer types, by their ``simpleString``: read as integers in Spark.
 INTEGER_TYPES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -278,23 +275,3 @@ def read_frame(path: str, kind: str) -> Any:
     if kind == "parquet":
         return reader.parquet(path)
     return reader.csv(path, header=True, inferSchema=False, enforceSchema=False)
-
-
-def file_counts(
-    source: InputFile, column: str | None, universe: Universe, in_order: bool = False
-) -> tuple[int, dict[int, int]]:
-    """``release --engine spark`` for a histogram: ``n`` and the counts of ``column``.
-
-    Raises:
-        ParameterError: ``in_order`` (a stream mechanism or a value column reads rows,
-            through DuckDB), a file Spark does not read, or a value refused.
-    """
-    if in_order:
-        raise ParameterError(
-            "--engine spark: counts a column of keys for the histogram mechanisms; stream "
-            "mechanisms and --value-column are read by DuckDB (leave --engine out)"
-        )
-    if column is None:
-        raise ParameterError(f"--column: {source.name} is read by Spark; name the column to count")
-    frame = read_frame(source.path, source.kind)
-    return spark_counts(frame, column, universe.size, encode=universe.encode)

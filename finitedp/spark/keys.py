@@ -1,0 +1,153 @@
+"""A file's column of keys read by Spark, for ``release --engine spark``: the histogram
+mechanisms' counts, a value column's sums per key, and the stream mechanisms' keys in order.
+
+Paper: BV Section 2.1 (a histogram reads the counts), Lebeda thesis Alg 12 (Misra-Gries
+reads its stream in order) and Ch. 4 (a weighted histogram reads each key's sum).
+
+Each distinct label (and each distinct value text of a value column) is read exactly,
+once, on the driver, as the DuckDB path reads it; so each function's answer, and the
+release made from it for the same draws, is DuckDB's byte for byte:
+
+* :func:`file_counts`: ``groupBy(column).count()``;
+* :func:`file_sums`: ``groupBy(column, cast(value as string)).count()``, each distinct
+  pair's value times its count;
+* :func:`file_stream`: the labels' ranks among the sorted distinct keys, mapped in the
+  executors (a broadcast table) and handed to the driver one partition at a time, in
+  partition order.  Spark splits one file into partitions in the file's order, so that
+  is the file's order (the assumption :class:`~finitedp.spark.SparkRows` makes too;
+  the tests check it against DuckDB's order with a file in several partitions).
+
+A refused label or value is named as DuckDB's path names it: the file is read again by
+that path's row reader (:mod:`finitedp.io.columns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from ..entries import RankedKeys, WeightedSums
+from ..errors import ParameterError
+from ..histograms.spark import spark_counts
+from ..io.columns import ranked_keys, read_sums
+from ..io.progress import Progress
+from ..io.tables import InputFile
+from ..io.universe import Universe
+from ..io.values import ValueColumn
+from .columns import _ref, read_frame
+
+__all__ = ["file_counts", "file_stream", "file_sums"]
+
+
+def _frame(source: InputFile, column: str | None, flag: str = "--column") -> Any:
+    if column is None:
+        raise ParameterError(f"{flag}: {source.name} is read by Spark; name the column")
+    frame = read_frame(source.path, source.kind)
+    if column not in frame.columns:
+        raise ParameterError(f"{flag}: {source.name} has no column {column!r}")
+    return frame
+
+
+def file_counts(
+    source: InputFile, column: str | None, universe: Universe
+) -> tuple[int, dict[int, int]]:
+    """``n`` and the counts of ``column`` (a histogram mechanism's input).
+
+    Raises:
+        ParameterError: a file Spark does not read, a missing column, or a value refused.
+    """
+    frame = _frame(source, column)
+    assert column is not None
+    return spark_counts(frame, column, universe.size, encode=universe.encode)
+
+
+def _named(
+    source: InputFile, error: ParameterError, reread: Callable[[], object]
+) -> ParameterError:
+    """``error``, or the error DuckDB's row reader raises on the file (it names the line)."""
+    try:
+        reread()
+    except ParameterError as named:
+        return named
+    return error
+
+
+def file_sums(
+    source: InputFile,
+    columns: tuple[str | None, str | None],
+    universe: Universe,
+    values: ValueColumn,
+    progress: Progress,
+) -> WeightedSums:
+    """Each key's sum of its rows' values (``--value-column``), every value read exactly.
+
+    Raises:
+        ParameterError: a missing column, a null, or a key or value refused (its line
+            named where the file is CSV).
+    """
+    if source.kind == "text":
+        raise ParameterError("--value-column: the input must be CSV or Parquet (a header names it)")
+    frame = _frame(source, columns[0])
+    _frame(source, columns[1], "--value-column")
+    label, amount = (_ref(str(c)).cast("string") for c in columns)
+    progress.phase(f"summing {columns[1]!r} per key (Spark)")
+    sums: dict[int, Fraction] = {}
+    keys: dict[str, int] = {}
+    n = 0
+    try:
+        for text, value, count in frame.groupBy(label, amount).count().toLocalIterator():
+            if text is None or value is None:
+                raise ParameterError(f"{source.name}: {count} rows have no key or value (null)")
+            key = keys.get(text)
+            if key is None:
+                key = keys[text] = universe.encode(text)
+            sums[key] = sums.get(key, Fraction(0)) + values.read(value, "Spark") * count
+            n += int(count)
+    except ParameterError as error:
+        raise _named(
+            source, error, lambda: read_sums(source, columns, universe, values, progress)
+        ) from None
+    return WeightedSums(n, dict(sorted(sums.items())))
+
+
+def _ranks(table: Any) -> Callable[[Iterable[Any]], Iterator[bytes]]:
+    def ranks(rows: Iterable[Any]) -> Iterator[bytes]:
+        rank_of = table.value
+        yield np.fromiter((rank_of[row[0]] for row in rows), dtype=np.int64).tobytes()
+
+    return ranks
+
+
+def file_stream(source: InputFile, column: str | None, universe: Universe) -> RankedKeys:
+    """The keys of ``column`` in the file's order, as ranks (a stream mechanism's input).
+
+    Raises:
+        ParameterError: a missing column, a null, or a label outside the universe (its
+            line named where the file is CSV).
+    """
+    frame = _frame(source, column)
+    assert column is not None
+    label = _ref(column).cast("string")  # the text DuckDB's path reads
+    counted = frame.groupBy(label).count().collect()
+    try:
+        encoded = []
+        for text, count in counted:
+            if text is None:
+                raise ParameterError(f"column {column!r}: {count} rows have no value (null)")
+            encoded.append((text, universe.encode(text)))
+    except ParameterError as error:
+        raise _named(source, error, lambda: ranked_keys(source, column, universe)) from None
+    distinct = sorted({key for _, key in encoded})
+    rank_of = {key: rank for rank, key in enumerate(distinct, 1)}
+    table = frame.sparkSession.sparkContext.broadcast({text: rank_of[key] for text, key in encoded})
+    n = sum(int(count) for _, count in counted)
+
+    def chunks() -> Iterator[list[int]]:
+        blobs = frame.select(label).rdd.mapPartitions(_ranks(table))
+        for blob in blobs.toLocalIterator():
+            yield np.frombuffer(blob, dtype=np.int64).tolist()
+
+    return RankedKeys(tuple(distinct), n, chunks)

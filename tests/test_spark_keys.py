@@ -1,0 +1,142 @@
+"""A column of keys on Spark (local mode): the stream mechanisms and ``--value-column``.
+
+Laws: for the same seed, ``release --engine spark`` writes ``--engine duckdb``'s
+document but for its ``engine`` field, for every stream mechanism (whose release
+depends on the rows' order: the file is read in several partitions, so the order
+crosses them) and for every mechanism that takes a value column, from CSV and
+Parquet; a refused key or value is a ParameterError naming its line, as DuckDB's
+path names it, never a release.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from cli_run import run
+
+pytest.importorskip("pyspark")
+
+from finitedp.registry import MECHANISMS
+
+STREAMS = [name for name, e in MECHANISMS.items() if not e.public_n]
+WEIGHTED = [name for name, e in MECHANISMS.items() if e.weighted]
+OPTIONS = {
+    "pmg": ["--k", "3", "--delta", "1/1000"],
+    "pmg-pure": ["--k", "3", "--max-length", "5000"],
+}
+
+#: Keys whose first appearances are not in sorted order (and amounts in four spellings).
+CITIES = ["Zürich", "東京", "Lima", "Oslo", "Bern", "Ålesund"]
+
+
+def _rows() -> list[tuple[str, str]]:
+    """A stream whose favourite key changes halfway (its sketch depends on the order)."""
+    rng = random.Random(7)
+    rows = []
+    for i in range(2400):
+        weights = [4, 1, 3, 1, 1, 1] if i < 1200 else [4, 1, 1, 3, 1, 1]
+        city = rng.choices(CITIES, weights)[0]
+        rows.append((city, ("2.5", "3", "1/4", "0.75")[i % 4]))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("spark-keys")
+    csv = folder / "k.csv"
+    csv.write_text("city,amount\n" + "".join(f"{c},{a}\n" for c, a in _rows()), encoding="utf-8")
+    parquet = folder / "k.parquet"
+    duckdb.sql(
+        f"COPY (SELECT city, amount FROM read_csv('{csv}', all_varchar = true)) TO "
+        f"'{parquet}' (FORMAT parquet, ROW_GROUP_SIZE 300)"
+    )
+    return {"csv": csv, "parquet": parquet}
+
+
+def _documents(
+    spark: Any, path: Path, flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> list[str]:
+    argv = ["release", str(path), "--column", "city", "--universe", "utf8:12", "--epsilon"]
+    argv += ["1", "--seed", "c17e", "--quiet", *flags]
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "512")
+    try:
+        outs = [run([*argv, "--engine", engine], capsys) for engine in ("duckdb", "spark")]
+        parts = (
+            spark.read.csv(str(path)) if path.suffix == ".csv" else spark.read.parquet(str(path))
+        )
+        assert parts.rdd.getNumPartitions() > 1
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    documents = []
+    for (code, out, err), engine in zip(outs, ("duckdb", "spark"), strict=True):
+        assert code == 0, err
+        document = json.loads(out)
+        assert document.pop("engine") == engine
+        documents.append(json.dumps(document))
+    return documents
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("name", STREAMS)
+def test_a_stream_mechanism_on_spark_is_the_duckdb_release(
+    spark: Any, files: dict[str, Path], capsys: pytest.CaptureFixture[str], kind: str, name: str
+) -> None:
+    duck, sparked = _documents(spark, files[kind], ["--mechanism", name, *OPTIONS[name]], capsys)
+    assert duck == sparked
+
+
+def test_the_order_of_the_stream_reaches_the_release(
+    spark: Any, files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The law above is not vacuous: the same rows in another order give another sketch."""
+    lines = files["csv"].read_text(encoding="utf-8").splitlines()
+    turned = tmp_path / "turned.csv"
+    turned.write_text("\n".join([lines[0], *sorted(lines[1:])]) + "\n", encoding="utf-8")
+    flags = ["--mechanism", "pmg", *OPTIONS["pmg"]]
+    assert (
+        _documents(spark, turned, flags, capsys)[1]
+        != _documents(spark, files["csv"], flags, capsys)[1]
+    )
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("name", WEIGHTED)
+def test_a_value_column_on_spark_is_the_duckdb_release(
+    spark: Any, files: dict[str, Path], capsys: pytest.CaptureFixture[str], kind: str, name: str
+) -> None:
+    flags = ["--mechanism", name, "--value-column", "amount", "--value-bound", "3"]
+    duck, sparked = _documents(spark, files[kind], [*flags, "--value-step", "1/4"], capsys)
+    assert duck == sparked
+
+
+@pytest.mark.parametrize(
+    ("text", "flags", "message"),
+    [
+        ("city,amount\nLima,1\nOslo,9\n", ["--mechanism", "alp"], r"line 3: value 9 is outside"),
+        ("city,amount\nLima,1\nfar too long a name,1\n", ["--mechanism", "alp"], r"line 3"),
+        ("city,amount\nLima,1\nfar too long a name,1\n", ["--mechanism", "pmg"], r"line 3"),
+    ],
+)
+def test_a_refused_key_or_value_is_named_on_spark(
+    spark: Any,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    flags: list[str],
+    message: str,
+) -> None:
+    csv = tmp_path / "bad.csv"
+    csv.write_text(text, encoding="utf-8")
+    if "alp" in flags:
+        flags = [*flags, "--value-column", "amount", "--value-bound", "3"]
+    else:
+        flags = [*flags, *OPTIONS["pmg"]]
+    argv = ["release", str(csv), "--column", "city", "--universe", "utf8:8", "--epsilon", "1"]
+    code, out, err = run([*argv, *flags, "--engine", "spark", "--quiet"], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert pytest.importorskip("re").search(message, err), err
