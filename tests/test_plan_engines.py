@@ -8,6 +8,8 @@ PLAN fed any of them makes the same release for the same draws.
 
 from __future__ import annotations
 
+import gc
+import tempfile
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from finitedp.errors import ResourceLimitError
 from finitedp.io import duckrows
 from finitedp.io.duckrows import DuckDBRows, duckdb_rows
 from finitedp.io.numeric import NumericColumn
@@ -40,6 +43,18 @@ def _parquet(path: Path, rows: np.ndarray, groups: int = 2048) -> None:
         f"COPY (SELECT {names} FROM read_csv('{csv}') ORDER BY id) TO '{path}' "
         f"(FORMAT parquet, ROW_GROUP_SIZE {groups})"
     )
+
+
+def _csv(path: Path, rows: np.ndarray) -> None:
+    """``rows`` as a CSV file of columns c0.., each value in one of three spellings (texts
+    that are read to one grid point)."""
+    header = ",".join(f"c{i}" for i in range(rows.shape[1]))
+    spell = (str, lambda v: f"{v}.0", lambda v: f"{2 * v}/2")
+    body = "".join(
+        ",".join(spell[(j + i) % 3](v) for i, v in enumerate(row)) + "\n"
+        for j, row in enumerate(rows.tolist())
+    )
+    path.write_text(header + "\n" + body, encoding="utf-8")
 
 
 def _columns(d: int, lower: int, upper: int, step: str = "1") -> list[NumericColumn]:
@@ -88,17 +103,21 @@ def _cases(d: int, top: int) -> Iterator[tuple[list[int], list[int], list[int], 
 def test_sql_rows_answer_as_the_rows_do(
     tmp_path_factory: pytest.TempPathFactory, rows: list[list[int]]
 ) -> None:
+    """Integer Parquet columns (read in place) and CSV texts (copied, as indices, to a
+    temporary Parquet file in the rows' order)."""
     data = np.array(rows, dtype=np.int64)
-    path = tmp_path_factory.mktemp("rows") / "t.parquet"
-    _parquet(path, data)
+    folder = tmp_path_factory.mktemp("rows")
+    _parquet(folder / "t.parquet", data)
+    _csv(folder / "u.csv", data)
     memory = ArrayStatistics([data[:, i] + 3 for i in range(data.shape[1])])
-    with opened_input(str(path), "parquet") as source:
-        sql = duckdb_rows(source, _columns(data.shape[1], -3, 12), Progress(False, 0))
-        assert sql is not None
-        for centre, scales, radii, within in _cases(data.shape[1], 15):
-            assert _answers(sql, centre, scales, radii, within) == _answers(
-                memory, centre, scales, radii, within
-            )
+    for name, kind in (("t.parquet", "parquet"), ("u.csv", "csv")):
+        with opened_input(str(folder / name), kind) as source:
+            sql = duckdb_rows(source, _columns(data.shape[1], -3, 12), Progress(False, 0))
+            assert sql.copied == (kind == "csv")
+            for centre, scales, radii, within in _cases(data.shape[1], 15):
+                assert _answers(sql, centre, scales, radii, within) == _answers(
+                    memory, centre, scales, radii, within
+                )
 
 
 def test_pairs_across_row_groups_and_both_ways_of_pairing(
@@ -113,9 +132,13 @@ def test_pairs_across_row_groups_and_both_ways_of_pairing(
     memory = ArrayStatistics([data[:, 0], data[:, 1]])
     levels = [1, 2, 4, 8, 16, 32, 64, 128, 256]
     expected = [g.pairs() for g in memory.gap_counts(levels)]
+    _csv(tmp_path / "t.csv", data)
+    with opened_input(str(tmp_path / "t.csv"), "csv") as source:  # numbered, joined, copied
+        copied = duckdb_rows(source, _columns(2, 0, 200), Progress(False, 0))
+        assert [g.pairs() for g in copied.gap_counts(levels)] == expected
+        assert copied._gaps_side_by_side(levels, True) is not None  # the copy is in order
     with opened_input(str(path), "parquet") as source:
         sql = duckdb_rows(source, _columns(2, 0, 200), Progress(False, 0))
-        assert sql is not None
         assert [g.pairs() for g in sql.gap_counts(levels)] == expected
         for raw in (False, True):  # levels in SQL, or each gap counted then its level here
             sides, ordered = sql._gaps_side_by_side(levels, raw), sql._gaps_sorted(levels, raw)
@@ -205,3 +228,23 @@ def test_clip_rows_is_clipped_sum_on_rows_beyond_the_radius(
             got.tolist()
             == clipped_sum(w[beyond], [bounds[j] for j in beyond], radius, units).tolist()
         )
+
+
+def test_the_copy_is_refused_beyond_the_free_disk_and_removed_after_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temporary copy is estimated (8 bytes a value) against the free disk before it
+    is written, and its folder goes with the statistics."""
+    data = np.arange(12, dtype=np.int64).reshape(6, 2)
+    _csv(tmp_path / "t.csv", data)
+    with opened_input(str(tmp_path / "t.csv"), "csv") as source:
+        rows = duckdb_rows(source, _columns(2, 0, 11), Progress(False, 0))
+        assert rows.column_sums() == [30, 36]
+        folder = Path(rows.where.split("'")[1]).parent
+        assert folder.is_dir() and folder.parent == Path(tempfile.gettempdir())
+        del rows
+        gc.collect()
+        assert not folder.exists()
+        monkeypatch.setattr(duckrows, "COPY_BYTES", 1 << 60)
+        with pytest.raises(ResourceLimitError, match="set TMPDIR to a larger disk"):
+            duckdb_rows(source, _columns(2, 0, 11), Progress(False, 0)).column_sums()

@@ -201,7 +201,7 @@ def test_plan_mean_reads_integer_parquet_columns_as_the_row_reader_does(
     assert code == 2 and "row 61, column 'a': value 40 is outside [-8, 8]" in err
 
 
-def test_the_sql_rows_apply_only_where_every_integer_is_a_point(tmp_path: Path) -> None:
+def test_the_sql_rows_read_in_place_only_where_every_integer_is_a_point(tmp_path: Path) -> None:
     from finitedp.io.duckrows import duckdb_rows
 
     parquet = tmp_path / "t.parquet"
@@ -210,7 +210,8 @@ def test_the_sql_rows_apply_only_where_every_integer_is_a_point(tmp_path: Path) 
     )
     with opened_input(str(parquet), "parquet") as source:
         whole = duckdb_rows(source, [_column("v", 0, 4)], Progress(False, 0))
-        assert whole is not None and whole.column_sums() == [6] and whole.n == 3
+        assert not whole.copied and whole.column_sums() == [6] and whole.n == 3
         halves = duckdb_rows(source, [_column("v", 0, 4, "1/2")], Progress(False, 0))
-        assert halves is not None and halves.column_sums() == [12]
-        assert duckdb_rows(source, [_column("v", 0, 4, 2)], Progress(False, 0)) is None
+        assert not halves.copied and halves.column_sums() == [12]
+        twos = duckdb_rows(source, [_column("v", 0, 4, 2)], Progress(False, 0))
+        assert twos.copied and twos.column_sums() == [3]  # odd integers are not points

@@ -24,7 +24,7 @@ from ..io.document import write_document
 from ..io.duckrows import duckdb_rows
 from ..io.duckstats import DuckDBStatistics
 from ..io.files import STDOUT, check_out, input_format
-from ..io.numeric import NumericColumn, parse_columns, read_column_values
+from ..io.numeric import NumericColumn, parse_columns
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import InputFile, opened_input
 from ..io.values import shorten
@@ -32,7 +32,7 @@ from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import exact_fraction, probability, short_fraction
 from ..registry import COLUMNS
-from ..statistics import ArrayStatistics, ColumnStatistics, RowStatistics
+from ..statistics import ColumnStatistics, RowStatistics
 from .output import finish_release
 
 __all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "release_columns"]
@@ -266,23 +266,18 @@ def _baskets(
 def _rows(
     engine: str, source: InputFile, columns: list[NumericColumn], progress: Progress, clamp: bool
 ) -> RowStatistics:
-    """PLAN's row statistics: in Spark (any column), or in DuckDB where every column is
-    an integer Parquet column whose every integer is a grid point (memory independent of
-    ``n``), else from the rows read into memory (8 bytes a value, refused above the
-    memory limit: DuckDB does not number a CSV file's rows, which the pairs need)."""
+    """PLAN's row statistics, in Spark or in DuckDB (any column; memory independent of
+    ``n``: :class:`~finitedp.io.duckrows.DuckDBRows` reads integer Parquet columns in
+    place and copies other columns, as indices, to a temporary Parquet file)."""
     if engine == "spark":
         from ..spark import SparkRows, read_frame  # pyspark only when asked for
 
         progress.phase(f"reading {source.name} with Spark")
-        rows = SparkRows(read_frame(source.path, source.kind), columns, clamp)
-        rows.column_sums()  # every value checked, and n
-        return rows
-    inside = duckdb_rows(source, columns, progress, clamp)
-    if inside is not None:
-        inside.column_sums()  # each column's counts: every value checked (its row named), n
-        return inside
-    _, values = read_column_values(source, columns, progress, clamp)
-    return ArrayStatistics(values)
+        rows: RowStatistics = SparkRows(read_frame(source.path, source.kind), columns, clamp)
+    else:
+        rows = duckdb_rows(source, columns, progress, clamp)
+    rows.column_sums()  # every value checked (a refused one named by its row or line), and n
+    return rows
 
 
 def _flagged(message: str, names: list[str]) -> str:

@@ -20,16 +20,22 @@ Paper: Lebeda thesis Alg 17 (what is computed: ``proofs_notes/plan.md``).
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..errors import ResourceLimitError
+from ..resources import describe_bytes
 from ..statistics import GridCounts, ceil_sqrt, offset_division
-from .duckstats import DuckDBStatistics
+from .duckstats import DuckDBStatistics, check_points
 from .numeric import NumericColumn
 from .progress import Progress
-from .tables import InputFile, literal, query
+from .tables import InputFile, connect, literal, query
 
 __all__ = ["DuckDBRows", "duckdb_rows"]
 
@@ -41,6 +47,9 @@ RAW_GAPS = 1 << 20
 
 #: Levels searched by a ``CASE`` tree; more are looked up by an ``ASOF`` join.
 TREE_LEVELS = 4096
+
+#: Disk a value may take in the temporary Parquet file (8 bytes raw, before compression).
+COPY_BYTES = 8
 
 
 def _level_tree(x: str, bounds: Sequence[str], low: int, high: int) -> str:
@@ -58,20 +67,27 @@ def _hugeint(value: int) -> str:
 
 def duckdb_rows(
     source: InputFile, columns: Sequence[NumericColumn], progress: Progress, clamp: bool = False
-) -> DuckDBRows | None:
-    """:class:`DuckDBRows` of the file, or ``None`` where its columns are not all integer
-    Parquet columns whose every integer is a grid point (the rows are then read)."""
-    if source.kind != "parquet":
-        return None
-    rows = DuckDBRows(source, columns, progress, clamp)
-    return rows if rows.index is not None else None
+) -> DuckDBRows:
+    """:class:`DuckDBRows` of a CSV or Parquet file's columns."""
+    return DuckDBRows(source, columns, progress, clamp)
 
 
 class DuckDBRows(DuckDBStatistics):
-    """:class:`~finitedp.statistics.RowStatistics` of a Parquet file's integer columns.
+    """:class:`~finitedp.statistics.RowStatistics` of a CSV or Parquet file's columns.
+
+    Integer Parquet columns whose every integer is a grid point are read in place.  Any
+    other column set (CSV fields, texts, decimals, finer grids) is first copied, as its
+    grid indices, into a temporary Parquet file in the rows' order: each column's
+    distinct texts are read exactly here (the counts the centre asks for, so every value
+    is checked), joined back to the rows in SQL, and the rows written sorted by their
+    ``row_number() OVER ()`` (DuckDB's documented way to keep a file's order through a
+    join).  The file lives in the system's temporary directory until this object goes.
 
     Every value is checked (with each column's counts, which the centre asks for too)
     before a row statistic is asked.
+
+    Raises:
+        ResourceLimitError: the temporary file would not fit the free disk.
     """
 
     def __init__(
@@ -82,32 +98,87 @@ class DuckDBRows(DuckDBStatistics):
         clamp: bool = False,
     ) -> None:
         super().__init__(source, columns, progress, clamp)
+        for column in columns:
+            check_points(column)
         self.numbered = f"read_parquet({literal(source.path)}, file_row_number = true)"
         self._counts: list[GridCounts] | None = None
-        self.index: list[str] | None = []
+        in_place = self._in_place(clamp)
+        #: whether the rows are first copied, as indices, to a temporary Parquet file
+        self.copied = in_place is None
+        self.index: list[str] = in_place or [f"k{i}" for i in range(self.d)]
+
+    def _in_place(self, clamp: bool) -> list[str] | None:
+        """Each column's index as SQL over the file, or ``None`` unless every column is an
+        integer Parquet column whose every integer is a grid point (within ``BIGINT``)."""
+        index = []
         for grid in self.grids:
             m = None if grid is None else grid.map
             if grid is None or m is None or not m.every_integer:
-                self.index = None
-                return
+                return None
             # k = v alpha - beta, linear (every integer a grid point); clamped first
             a, b = m.column.lower.numerator, m.column.lower.denominator
             p, q = m.column.step.numerator, m.column.step.denominator
             alpha, beta = (b * q) // (b * p), (a * q) // (b * p)
             v = f"least(greatest({grid.name}, {m.low}), {m.high})" if clamp else grid.name
             if max(abs(m.low), abs(m.high)) * alpha + abs(beta) >= 1 << 62:
-                self.index = None  # beyond BIGINT: the rows are read instead
-                return
-            self.index.append(f"(CAST({v} AS BIGINT) * {alpha} - {beta})")
+                return None  # beyond BIGINT: through the texts instead
+            index.append(f"(CAST({v} AS BIGINT) * {alpha} - {beta})")
+        return index
 
     def _check(self) -> list[GridCounts]:
         """Each column's counts, kept: every value checked (a refused one named by its row)
         before any row statistic, and ``n`` and the sums with them (no scan of their own)."""
         if self._counts is None:
-            self._counts = [DuckDBStatistics.column_counts(self, i) for i in range(self.d)]
+            if self.copied:
+                self._counts = self._copy_indices()
+            else:
+                self._counts = [DuckDBStatistics.column_counts(self, i) for i in range(self.d)]
             self._n = self._counts[0].n
             self._sums = [c.total() for c in self._counts]
         return self._counts
+
+    def _copy_indices(self) -> list[GridCounts]:
+        """Each column's counts from its distinct texts; then the rows, as indices, copied
+        in order to a temporary Parquet file, which the statistics read from then on."""
+        found = [self._text_indices(i) for i in range(self.d)]
+        counts = []
+        for pairs in found:
+            merged: dict[int, int] = {}
+            for _, k, c in pairs:
+                merged[k] = merged.get(k, 0) + c
+            counts.append(GridCounts.from_pairs(merged.items()))
+        n = counts[0].n
+        folder = tempfile.mkdtemp(prefix="finitedp-rows-")
+        weakref.finalize(self, shutil.rmtree, folder, True)
+        need, free = COPY_BYTES * n * self.d, shutil.disk_usage(folder).free
+        if need > free:
+            raise ResourceLimitError(
+                f"{self.source.name}: PLAN numbers the rows' values into a temporary Parquet "
+                f"file of up to {describe_bytes(need)}, but {tempfile.gettempdir()} has "
+                f"{describe_bytes(free)} free; set TMPDIR to a larger disk, or give integer "
+                "Parquet columns (read in place)"
+            )
+        path = os.path.join(folder, "indices.parquet")
+        con = connect()
+        for i, pairs in enumerate(found):
+            table = {"t": np.array([t for t, _, _ in pairs], dtype=object)}
+            table["k"] = np.array([k for _, k, _ in pairs], dtype=np.int64)
+            con.register(f"m{i}", table)
+        texts = ", ".join(f"{e} AS v{i}" for i, e in enumerate(self.texts))
+        joins = " ".join(f"JOIN m{i} ON s.v{i} = m{i}.t" for i in range(self.d))
+        ks = ", ".join(f"m{i}.k AS k{i}" for i in range(self.d))
+        self.progress.phase(f"numbering the values of {n:,} rows in order (DuckDB)")
+        con.execute(
+            f"COPY (SELECT {ks} FROM (SELECT row_number() OVER () AS r, {texts} FROM "
+            f"{self.where}) s {joins} ORDER BY s.r) TO {literal(path)} (FORMAT parquet)"
+        )
+        metadata = f"SELECT sum(num_rows) FROM parquet_file_metadata({literal(path)})"
+        written = int(con.execute(metadata).fetchone()[0])  # type: ignore[index]
+        if written != n:  # every text was read above: each row meets its own
+            raise AssertionError(f"{written} rows numbered of {n}")  # pragma: no cover
+        self.where = f"read_parquet({literal(path)})"
+        self.numbered = f"read_parquet({literal(path)}, file_row_number = true)"
+        return counts
 
     def column_counts(self, i: int) -> GridCounts:
         return self._check()[i]
@@ -118,7 +189,6 @@ class DuckDBRows(DuckDBStatistics):
         return list(self._sums)
 
     def _indices(self) -> list[str]:
-        assert self.index is not None
         self._check()
         return self.index
 

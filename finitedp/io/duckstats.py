@@ -35,7 +35,7 @@ from .numeric import IntegerGrid, NumericColumn, check_rows
 from .progress import Progress
 from .tables import InputFile, connect, query, relation
 
-__all__ = ["DuckDBStatistics"]
+__all__ = ["DuckDBStatistics", "check_points"]
 
 #: Parquet types whose values are read as integers in SQL.
 INTEGER_TYPES = {
@@ -55,6 +55,16 @@ FETCH_ROWS = 1 << 16
 
 def _hugeint(value: int) -> str:
     return f"CAST('{value}' AS HUGEINT)"
+
+
+def check_points(column: NumericColumn) -> None:
+    """Refuse a grid of ``2^62`` points or more: its indices and counts are ``int64``."""
+    if column.units >= 1 << 62:
+        raise ParameterError(
+            f"--bounds: column {column.name!r} has a grid of about "
+            f"2^{column.units.bit_length()} points (--bounds and --grid); at most 2^62 "
+            f"for a mechanism that counts each column's values"
+        )
 
 
 class _IntegerGrid:
@@ -210,13 +220,7 @@ class DuckDBStatistics:
         return list(sums)
 
     def column_counts(self, i: int) -> GridCounts:
-        column = self.columns[i]
-        if column.units >= 1 << 62:  # the counts are int64
-            raise ParameterError(
-                f"--bounds: column {column.name!r} has a grid of about "
-                f"2^{column.units.bit_length()} points (--bounds and --grid); at most 2^62 "
-                f"for a mechanism that counts each column's values"
-            )
+        check_points(self.columns[i])
         grid = self.grids[i]
         if grid is None:
             return GridCounts.from_pairs(self._text_pairs(i).items())
@@ -246,10 +250,17 @@ class DuckDBStatistics:
 
     def _text_pairs(self, i: int) -> dict[int, int]:
         """Column ``i``'s count of each grid index, from its distinct texts, each read exactly."""
+        merged: dict[int, int] = {}
+        for _, k, count in self._text_indices(i):
+            merged[k] = merged.get(k, 0) + count
+        return merged
+
+    def _text_indices(self, i: int) -> list[tuple[str, int, int]]:
+        """Column ``i``'s distinct texts, each with its grid index (read exactly) and count."""
         column = self.columns[i]
         self.progress.phase(f"counting the values of column {column.name!r} (DuckDB)")
         sql = f"SELECT v, count(*) FROM (SELECT {self.texts[i]} AS v FROM {self.where}) GROUP BY v"
-        merged: dict[int, int] = {}
+        out = []
         for text, count in self._fetch(sql, i):
             if text is None:
                 raise self._refused()
@@ -257,5 +268,5 @@ class DuckDBStatistics:
                 k = column.index(str(text), self.source.name, self.clamp)
             except ParameterError as error:
                 raise self._refused(error) from None
-            merged[k] = merged.get(k, 0) + int(count)
-        return merged
+            out.append((str(text), k, int(count)))
+        return out
