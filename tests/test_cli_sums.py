@@ -185,3 +185,24 @@ def test_clamp_moves_values_to_the_bounds_and_says_so(
         capsys,
     )
     assert code == 2 and "--clamp: only" in err
+
+
+def test_a_long_run_says_its_estimate_first(
+    table: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Estimated from the file's size before it is read; said unless --quiet, only above
+    the threshold (a real file of the announced size is a benchmark's, not a test's)."""
+    from finitedp.cli import columns
+
+    argv = ["release", str(table), "--mechanism", "vector-laplace", "--epsilon", "1"]
+    argv += [*COMMON[:-1]]
+    code, _, err = run(argv, capsys)
+    assert code == 0 and "rough guess" not in err  # a 44-byte file: about 1 s
+    monkeypatch.setattr(columns, "ANNOUNCE_SECONDS", 1)
+    code, _, err = run(argv, capsys)
+    first = err.splitlines()[0]
+    assert code == 0 and first.startswith("finitedp release: vector-laplace reads ")
+    assert "MB of CSV with DuckDB: about 1 s (a rough guess" in first
+    code, _, err = run([*argv, "--quiet"], capsys)
+    assert code == 0 and "rough guess" not in err
+    assert [columns._duration(s) for s in (40, 300, 9000)] == ["40 s", "5 min", "2 h"]

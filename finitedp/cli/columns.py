@@ -12,6 +12,7 @@ mechanism's own accuracy statement.  Nothing is written on an input error.
 from __future__ import annotations
 
 import argparse
+import os
 from fractions import Fraction
 from typing import Any, cast
 
@@ -23,14 +24,14 @@ from ..io.display import with_displays
 from ..io.document import write_document
 from ..io.duckrows import duckdb_rows
 from ..io.duckstats import DuckDBStatistics
-from ..io.files import STDOUT, check_out, input_format
+from ..io.files import STDOUT, check_out, input_format, say
 from ..io.numeric import NumericColumn, parse_columns
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import InputFile, opened_input
 from ..io.values import shorten
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
-from ..params import exact_fraction, probability, short_fraction
+from ..params import decimal_nearest, exact_fraction, probability, short_fraction
 from ..registry import COLUMNS
 from ..statistics import ColumnStatistics, RowStatistics
 from .output import finish_release
@@ -131,6 +132,57 @@ def _basket_columns(args: argparse.Namespace, entry: ColumnEntry) -> list[Numeri
     return [NumericColumn(str(i), zero, one, one) for i in range(int(items))]
 
 
+#: Megabytes of file read a second, by what a mechanism reads and the file's kind, with
+#: DuckDB on two cores (``benchmarks/bench_columns.py`` and ``plan_kosarak.py``, rounded
+#: down: 10^7 x 4 and 10^8 x 8 integer columns, 10^7 x 4 in CSV, Kosarak-size baskets).
+#: Spark in local mode is about 15 times slower, after about 15 s of start.
+READ_RATES = {
+    ("sums", "parquet"): 200,
+    ("counts", "parquet"): 150,
+    ("rows", "parquet"): 20,
+    ("sums", "csv"): 25,
+    ("counts", "csv"): 25,
+    ("rows", "csv"): 9,
+    ("baskets", "parquet"): 1,
+    ("baskets", "text"): 1,
+}
+
+KINDS = {"csv": "CSV", "parquet": "Parquet", "text": "text"}
+
+#: A run estimated at least this long says so on stderr first (seconds).
+ANNOUNCE_SECONDS = 10
+
+
+def _announce(entry: ColumnEntry, source: InputFile, reads: str, engine: str) -> None:
+    """Say on stderr, before reading, about how long a long run will take: a rough guess
+    from the file's size (public: the noise never depends on it), never a promise."""
+    size = os.path.getsize(source.path)
+    rate = READ_RATES.get((reads, source.kind))
+    if rate is None:
+        return
+    seconds = 1 + size // (rate * 10**6)
+    if engine == "spark":
+        seconds = 15 + 15 * seconds
+    if seconds < ANNOUNCE_SECONDS:
+        return
+    shown = decimal_nearest(Fraction(size, 10**6), 3)
+    say(
+        f"finitedp release: {entry.name} reads {shown} MB of {KINDS[source.kind]} with "
+        f"{'Spark' if engine == 'spark' else 'DuckDB'}: about "
+        f"{_duration(seconds)} (a rough guess from the file's size; progress follows on a "
+        "terminal)"
+    )
+
+
+def _duration(seconds: int) -> str:
+    """``40 s``, ``3 min`` or ``2 h``: the scale a person plans by."""
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    return f"{seconds // 3600} h"
+
+
 def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     """Read the columns, release and write the JSON document of a column mechanism.
 
@@ -161,6 +213,8 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         Progress(not args.quiet, DELAY_SECONDS) as progress,
         opened_input(args.input, kind) as source,
     ):
+        if not args.quiet:
+            _announce(entry, source, "baskets" if baskets else entry.reads, engine)
         progress.phase(f"reading {source.name}")
         clamp = bool(args.clamp)
         data: Any
