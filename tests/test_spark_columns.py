@@ -105,23 +105,6 @@ def test_a_refused_value_is_an_error_on_spark(spark: Any) -> None:
         SparkStatistics(frame, [("w", 0, 4, 1)])
 
 
-def test_a_histogram_on_spark_is_the_duckdb_release(
-    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    csv = tmp_path / "cities.csv"
-    cities = ["Zürich", "東京", "Lima", "Zürich", "Oslo", "Lima", "Zürich"]
-    csv.write_text("city\n" + "".join(f"{c}\n" for c in cities * 5), encoding="utf-8")
-    argv = ["release", str(csv), "--column", "city", "--universe", "utf8:8", "--epsilon"]
-    argv += ["1/2", "--seed", "ab", "--quiet"]
-    documents = []
-    for engine in ("duckdb", "spark"):
-        code, out, err = run([*argv, "--engine", engine], capsys)
-        assert code == 0, err
-        documents.append(json.loads(out))
-    assert documents[0].pop("engine") == "duckdb" and documents[1].pop("engine") == "spark"
-    assert json.dumps(documents[0]) == json.dumps(documents[1])
-
-
 def test_both_integer_paths_and_clamp_on_spark(spark: Any) -> None:
     frame = spark.createDataFrame([(0, -5), (2, 3), (4, 99), (4, 7)], "v long, w long")
     stats = SparkStatistics(frame, [("v", 0, 8, 2), ("w", 0, 10, 1)], clamp=True)

@@ -1,9 +1,9 @@
-"""A column of keys on Spark (local mode): the stream mechanisms and ``--value-column``.
+"""A column of keys on Spark (local mode): every histogram, stream and weighted mechanism.
 
 Laws: for the same seed, ``release --engine spark`` writes ``--engine duckdb``'s
-document but for its ``engine`` field, for every stream mechanism (whose release
-depends on the rows' order: the file is read in several partitions, so the order
-crosses them) and for every mechanism that takes a value column, from CSV and
+document but for its ``engine`` field, for every histogram mechanism, every stream
+mechanism (whose release depends on the rows' order: the file is read in several
+partitions, so the order crosses them) and every mechanism that takes a value column, from CSV and
 Parquet; a refused key or value is a ParameterError naming its line, as DuckDB's
 path names it, never a release.
 """
@@ -23,9 +23,11 @@ pytest.importorskip("pyspark")
 
 from finitedp.registry import MECHANISMS
 
+HISTOGRAMS = [name for name, e in MECHANISMS.items() if e.public_n and not e.weighted]
 STREAMS = [name for name, e in MECHANISMS.items() if not e.public_n]
 WEIGHTED = [name for name, e in MECHANISMS.items() if e.weighted]
 OPTIONS = {
+    "stability": ["--delta", "1/1000"],
     "pmg": ["--k", "3", "--delta", "1/1000"],
     "pmg-pure": ["--k", "3", "--max-length", "5000"],
 }
@@ -34,14 +36,14 @@ OPTIONS = {
 CITIES = ["Zürich", "東京", "Lima", "Oslo", "Bern", "Ålesund"]
 
 
-def _rows() -> list[tuple[str, str]]:
+def _rows() -> list[tuple[str, str, str]]:
     """A stream whose favourite key changes halfway (its sketch depends on the order)."""
     rng = random.Random(7)
     rows = []
     for i in range(2400):
         weights = [4, 1, 3, 1, 1, 1] if i < 1200 else [4, 1, 1, 3, 1, 1]
         city = rng.choices(CITIES, weights)[0]
-        rows.append((city, ("2.5", "3", "1/4", "0.75")[i % 4]))
+        rows.append((city, ("2.5", "3", "1/4", "0.75")[i % 4], str(rng.randint(1, 40))))
     return rows
 
 
@@ -49,19 +51,25 @@ def _rows() -> list[tuple[str, str]]:
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("spark-keys")
     csv = folder / "k.csv"
-    csv.write_text("city,amount\n" + "".join(f"{c},{a}\n" for c, a in _rows()), encoding="utf-8")
+    csv.write_text(
+        "city,amount,id\n" + "".join(f"{','.join(r)}\n" for r in _rows()), encoding="utf-8"
+    )
     parquet = folder / "k.parquet"
     duckdb.sql(
-        f"COPY (SELECT city, amount FROM read_csv('{csv}', all_varchar = true)) TO "
-        f"'{parquet}' (FORMAT parquet, ROW_GROUP_SIZE 300)"
+        f"COPY (SELECT city, amount, id::INTEGER AS id FROM read_csv('{csv}', all_varchar = "
+        f"true)) TO '{parquet}' (FORMAT parquet, ROW_GROUP_SIZE 300)"
     )
     return {"csv": csv, "parquet": parquet}
 
 
 def _documents(
-    spark: Any, path: Path, flags: list[str], capsys: pytest.CaptureFixture[str]
+    spark: Any,
+    path: Path,
+    flags: list[str],
+    capsys: pytest.CaptureFixture[str],
+    keys: tuple[str, str] = ("city", "utf8:12"),
 ) -> list[str]:
-    argv = ["release", str(path), "--column", "city", "--universe", "utf8:12", "--epsilon"]
+    argv = ["release", str(path), "--column", keys[0], "--universe", keys[1], "--epsilon"]
     argv += ["1", "--seed", "c17e", "--quiet", *flags]
     spark.conf.set("spark.sql.files.maxPartitionBytes", "512")
     try:
@@ -79,6 +87,19 @@ def _documents(
         assert document.pop("engine") == engine
         documents.append(json.dumps(document))
     return documents
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+@pytest.mark.parametrize("name", HISTOGRAMS)
+def test_a_histogram_on_spark_is_the_duckdb_release(
+    spark: Any, files: dict[str, Path], capsys: pytest.CaptureFixture[str], kind: str, name: str
+) -> None:
+    """Each histogram mechanism: over text keys, and over integer keys (a Parquet
+    integer column, read as its text) for the dense one."""
+    keys = ("id", "int:40") if name == "bounded-geometric" else ("city", "utf8:12")
+    flags = ["--mechanism", name, *OPTIONS.get(name, [])]
+    duck, sparked = _documents(spark, files[kind], flags, capsys, keys)
+    assert duck == sparked
 
 
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
@@ -140,3 +161,13 @@ def test_a_refused_key_or_value_is_named_on_spark(
     code, out, err = run([*argv, *flags, "--engine", "spark", "--quiet"], capsys)
     assert code == 2 and out == "" and "Traceback" not in err
     assert pytest.importorskip("re").search(message, err), err
+
+
+def test_a_refused_histogram_key_is_named_on_spark(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "keys.csv"
+    csv.write_text("id\n3\n7\n41\n", encoding="utf-8")
+    argv = ["release", str(csv), "--column", "id", "--universe", "int:40", "--epsilon", "1"]
+    code, out, err = run([*argv, "--engine", "spark", "--quiet"], capsys)
+    assert code == 2 and out == "" and "line 4" in err and "41" in err, err

@@ -32,7 +32,7 @@ import numpy as np
 from ..entries import RankedKeys, WeightedSums
 from ..errors import ParameterError
 from ..histograms.spark import spark_counts
-from ..io.columns import ranked_keys, read_sums
+from ..io.columns import ranked_keys, read_counts, read_sums
 from ..io.progress import Progress
 from ..io.tables import InputFile
 from ..io.universe import Universe
@@ -61,7 +61,13 @@ def file_counts(
     """
     frame = _frame(source, column)
     assert column is not None
-    return spark_counts(frame, column, universe.size, encode=universe.encode)
+    text = frame.select(_ref(column).cast("string").alias("v"))  # the text DuckDB reads
+    try:
+        return spark_counts(text, "v", universe.size, encode=universe.encode)
+    except ParameterError as error:  # named by DuckDB's reader, or shown with its column
+        renamed = ParameterError(str(error).replace("column 'v'", f"column {column!r}", 1))
+        reread = lambda: read_counts(source, column, universe, Progress(False, 0))  # noqa: E731
+        raise _named(source, renamed, reread) from None
 
 
 def _named(
