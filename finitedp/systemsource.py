@@ -180,6 +180,34 @@ class SystemRandomSource:
                 out.append(r + 1)
         return out
 
+    def uniform_many_words(self, d: int, count: int) -> Any:
+        """``uniform_many(d, count)`` for ``d = 2^(64 w)``: each draw's ``u - 1`` as ``w``
+        64-bit words, least significant first (a ``count x w`` ``uint64`` array).
+
+        The same reads and values: a word of ``8 w + 8`` bytes is never rejected (``d``
+        divides ``256^(8 w + 8)``) and ``x mod d`` is its last ``8 w`` bytes, so numpy
+        reverses those bytes instead of making a Python int per draw.
+
+        Raises:
+            ValueError: ``d`` is not a power of ``2^64``.
+        """
+        import numpy
+
+        words = (d.bit_length() - 1) // 64
+        if words < 1 or d != 1 << (64 * words):
+            raise ValueError(f"d: got a {d.bit_length()}-bit number; a power of 2^64 is needed")
+        _, width, _ = self._plan(d)
+        parts, got = [], 0
+        while got < count:
+            block = self._read_words(width, count - got)
+            rows = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
+            parts.append(rows[:, width - 8 * words :][:, ::-1])  # x mod d, little-endian
+            got += len(rows)
+        if not parts:
+            return numpy.zeros((0, words), dtype="<u8")
+        data = numpy.ascontiguousarray(numpy.concatenate(parts))
+        return data.view("<u8").reshape(count, words)
+
     def discard_many(self, d: int, count: int) -> None:
         """Make ``count`` calls ``uniform(d)`` whose values nobody reads (padding).
 

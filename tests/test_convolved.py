@@ -145,6 +145,35 @@ def test_batch_sampling_matches_one_by_one() -> None:
     ] + [-5 + g.sample_many(2, SeededSource(b"a"))[1]]
 
 
+def test_system_sources_hand_the_batch_its_words_as_their_draws() -> None:
+    """A system source gives the vector path each draw's words without a Python int per
+    draw: the same bytes read and the same samples as ``uniform_many``'s values, one by
+    one; a source that breaks the words' contract is refused."""
+    from test_prefixdraw import ShakeSystemSource
+
+    from finitedp.counting.convolvedbatch import draw_fields
+    from finitedp.errors import OracleError
+
+    for sigma in (10, 1000, 2**30):
+        g = ConvolvedGaussian(sigma)
+        words, plain = ShakeSystemSource(b"w"), ShakeSystemSource(b"w")
+        batch = g.sample_many(300, words)
+        assert batch == [g._value(u) for u in plain.uniform_many(g._d, 300)]
+        assert words.uniform(10**9) == plain.uniform(10**9)  # the same bytes consumed
+        fields = draw_fields(ShakeSystemSource(b"x"), g._d, 5)
+        packed = [sum(int(w) << (64 * j) for j, w in enumerate(row)) + 1 for row in fields]
+        assert packed == ShakeSystemSource(b"x").uniform_many(g._d, 5)
+    with pytest.raises(ValueError, match="power of 2"):
+        ShakeSystemSource(b"y").uniform_many_words(3 << 64, 2)
+
+    class Short(ShakeSystemSource):
+        def uniform_many_words(self, d: int, count: int) -> object:
+            return super().uniform_many_words(d, count)[1:]
+
+    with pytest.raises(OracleError, match="uniform_many_words"):
+        ConvolvedGaussian(10).sample_many(100, Short(b"z"))
+
+
 def test_bad_input_is_refused_by_name() -> None:
     with pytest.raises(FloatParameterError, match="sigma"):
         ConvolvedGaussian(1.5)

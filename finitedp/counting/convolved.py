@@ -50,7 +50,7 @@ from ..params import (
     short_int,
 )
 from ..resources import require_memory
-from .convolvedbatch import LevelArrays, batch_values, level_arrays
+from .convolvedbatch import LevelArrays, batch_values, draw_fields, level_arrays
 from .convolvedprivacy import Certifier
 from .convolvedtables import (
     COLUMN_BITS,
@@ -305,13 +305,13 @@ class ConvolvedGaussian:
             "the discrete Gaussian's samples",
             f"count = {short_int(count)}",
         )
-        drawn = draws(rng or default_source(), self._d, count)
+        rng = rng or default_source()
         if count < VECTOR_MIN or self.radius >= 1 << 62:
             value = self._value
-            return [value(u) for u in drawn]
+            return [value(u) for u in draws(rng, self._d, count)]
         if self._vector is None:
             self._vector = [level_arrays(level) for level in self._levels]
-        return batch_values(self._vector, drawn, self._d.bit_length() // 64)
+        return batch_values(self._vector, draw_fields(rng, self._d, count))
 
     def add(self, values: Sequence[int], rng: RandomSource | None = None) -> list[int]:
         """``x + Z`` for each integer ``x``, with independent samples in order."""

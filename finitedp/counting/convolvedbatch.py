@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import OracleError
+from ..oracle import RandomSource, draws
 from .convolvedtables import Level
 
-__all__ = ["LevelArrays", "batch_values", "level_arrays"]
+__all__ = ["LevelArrays", "batch_values", "draw_fields", "level_arrays"]
 
 
 @dataclass(frozen=True)
@@ -49,17 +51,43 @@ def level_arrays(level: Level) -> LevelArrays:
     )
 
 
-def batch_values(levels: list[LevelArrays], drawn: list[int], words: int) -> list[int]:
-    """The sample of each draw (``words`` 64-bit words each), as one by one."""
-    data = b"".join((u - 1).to_bytes(8 * words, "little") for u in drawn)
-    fields = np.frombuffer(data, dtype="<u8").reshape(len(drawn), words)
-    total = np.zeros(len(drawn), dtype=np.int64)
+def draw_fields(rng: RandomSource, d: int, count: int) -> Any:
+    """``count`` oracle calls ``uniform(d)``, ``d = 2^(64 w)``, each ``u - 1`` as ``w``
+    64-bit words, least significant first (a ``count x w`` ``uint64`` array).
+
+    A source with ``uniform_many_words`` (the system sources) gives the words without a
+    Python int per draw; any other source is called through :func:`~finitedp.oracle.draws`
+    (a tape records every call) and its values are packed here.
+
+    Raises:
+        OracleError: a source's ``uniform_many_words`` broke the contract (shape or type).
+    """
+    words = (d.bit_length() - 1) // 64
+    bulk = getattr(rng, "uniform_many_words", None)
+    if bulk is None:
+        drawn = draws(rng, d, count)
+        data = b"".join((u - 1).to_bytes(8 * words, "little") for u in drawn)
+        return np.frombuffer(data, dtype="<u8").reshape(count, words)
+    fields = bulk(d, count)
+    if (
+        not isinstance(fields, np.ndarray)
+        or fields.shape != (count, words)
+        or fields.dtype != np.dtype("<u8")
+    ):
+        raise OracleError(f"{type(rng).__name__}.uniform_many_words broke the uniform(d) contract")
+    return fields
+
+
+def batch_values(levels: list[LevelArrays], fields: Any) -> list[int]:
+    """The sample of each draw (a row of :func:`draw_fields`), as one by one."""
+    count = len(fields)
+    total = np.zeros(count, dtype=np.int64)
     start = 0
     for level in levels:
         limbs = level.limbs
         column = fields[:, start + limbs] & np.uint64(level.column_mask)
-        less = np.zeros(len(drawn), dtype=bool)
-        equal = np.ones(len(drawn), dtype=bool)
+        less = np.zeros(count, dtype=bool)
+        equal = np.ones(count, dtype=bool)
         for j in range(limbs - 1, -1, -1):  # most significant limb first
             limb = fields[:, start + j]
             bound = level.thresholds[j][column]
