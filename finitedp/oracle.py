@@ -41,7 +41,7 @@ import hashlib
 import numbers
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import OracleError, TapeError
 from .params import short_int
@@ -155,6 +155,25 @@ class SeededSource:
             if x < d:
                 return x + 1
 
+    def uniform_many_words(self, d: int, count: int) -> Any:
+        """``count`` calls ``uniform(d)`` for ``d = 2^(64 w)``, each ``u - 1`` as ``w``
+        64-bit words, least significant first (a ``count x w`` ``uint64`` array).
+
+        The same bytes and values as the calls one by one: each reads ``8 w`` bytes,
+        never rejected, whose big-endian value is ``u - 1``; numpy reverses them.
+
+        Raises:
+            ValueError: ``d`` is not a power of ``2^64``.
+        """
+        import numpy
+
+        words = (d.bit_length() - 1) // 64
+        if words < 1 or d != 1 << (64 * words):
+            raise ValueError(f"d: got a {d.bit_length()}-bit number; a power of 2^64 is needed")
+        data = numpy.frombuffer(self._read(8 * words * count), dtype=numpy.uint8)
+        rows = data.reshape(count, 8 * words)[:, ::-1]  # big-endian u - 1, little-endian now
+        return numpy.ascontiguousarray(rows).view("<u8").reshape(count, words)
+
     def __repr__(self) -> str:
         return f"SeededSource({self._seed.hex()!r})"
 
@@ -262,6 +281,8 @@ def draws(rng: RandomSource, d: int, count: int) -> list[int]:
     A source may batch them through a ``uniform_many(d, count)`` method, which
     must be distributed exactly like ``count`` separate calls; the other sources
     (seeded, recording, replaying, the checker's) are called one draw at a time.
+    (The seeded and system sources also give draws of ``d = 2^(64 w)`` as numpy words,
+    ``uniform_many_words``, for :func:`finitedp.counting.convolvedbatch.draw_fields`.)
     """
     bulk = getattr(rng, "uniform_many", None)
     if bulk is None:
