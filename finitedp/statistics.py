@@ -256,10 +256,15 @@ class ArrayStatistics:
     Args:
         columns: each column's grid indices, one ``int64`` array per column, all of
             one length ``n``.
+        rows: the same indices as one ``n x d`` array, if the caller has it: the row
+            blocks are then its slices (views of ``int64`` rows), not stacked columns.
     """
 
-    def __init__(self, columns: Sequence[np.ndarray]) -> None:
+    def __init__(self, columns: Sequence[np.ndarray], rows: np.ndarray | None = None) -> None:
         self._columns = [np.asarray(c, dtype=np.int64) for c in columns]
+        if rows is not None and rows.shape != (len(rows), len(self._columns)):
+            raise ParameterError(f"rows: got shape {rows.shape}; need n x {len(self._columns)}")
+        self._rows = rows
         lengths = {len(c) for c in self._columns}
         if len(lengths) > 1:
             raise ParameterError(f"columns: got lengths {sorted(lengths)}; one n for every column")
@@ -292,7 +297,10 @@ class ArrayStatistics:
         """The rows as ``int64`` blocks of about :data:`ROW_CELLS` entries."""
         rows = max(1, ROW_CELLS // max(1, self.d))
         for start in range(0, self._n, rows):
-            yield np.column_stack([c[start : start + rows] for c in self._columns])
+            if self._rows is not None:  # a view where the rows are int64 already
+                yield np.asarray(self._rows[start : start + rows], dtype=np.int64)
+            else:
+                yield np.column_stack([c[start : start + rows] for c in self._columns])
 
     def _bounds(self, centre: Sequence[int], scales: Sequence[int]) -> np.ndarray:
         """Every row's ``N_j`` for this centre and these scales (the last one kept: a

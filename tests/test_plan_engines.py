@@ -110,6 +110,12 @@ def test_sql_rows_answer_as_the_rows_do(
     _parquet(folder / "t.parquet", data)
     _csv(folder / "u.csv", data)
     memory = ArrayStatistics([data[:, i] + 3 for i in range(data.shape[1])])
+    shifted = data + 3  # the same indices handed over as rows too (blocks are its slices)
+    rows = ArrayStatistics(list(shifted.T), rows=shifted)
+    for centre, scales, radii, within in _cases(data.shape[1], 15):
+        assert _answers(rows, centre, scales, radii, within) == _answers(
+            memory, centre, scales, radii, within
+        )
     for name, kind in (("t.parquet", "parquet"), ("u.csv", "csv")):
         with opened_input(str(folder / name), kind) as source:
             sql = duckdb_rows(source, _columns(data.shape[1], -3, 12), Progress(False, 0))

@@ -363,8 +363,8 @@ class PLAN:
             ParameterError: the wrong shape, or an index outside the grid.
         """
         data = index_rows(rows, self.n, self.d, self.span)
-        # the columns as views: no copy of n x d when the rows are int64 already
-        return self.release_statistics(ArrayStatistics(list(data.T)), rng)
+        # the columns and row blocks as views: no copy of n x d when the rows are int64
+        return self.release_statistics(ArrayStatistics(list(data.T), rows=data), rng)
 
     def release_sets(
         self, sets: Sequence[Sequence[int]], rng: RandomSource | None = None
