@@ -1,7 +1,8 @@
 """The column mechanisms on large files, beside DuckDB's own queries on the same file (issue 43).
 
 Run: ``python benchmarks/bench_columns.py [--rows 10000000] [--columns 4] [--units 1000]
-[--dir DIR] [--spark] [--skip NAME,...]``.
+[--dir DIR] [--spark] [--csv] [--skip NAME,...]``.  ``--csv`` also writes the file as
+CSV and measures the same on it (references: DuckDB's queries over ``read_csv``).
 
 A Parquet file of ``--rows`` rows and ``--columns`` integer columns on the grid
 ``0..--units`` is generated once with DuckDB and kept in ``--dir``.  Each measurement
@@ -39,7 +40,7 @@ path, what, d = sys.argv[1], sys.argv[2], int(sys.argv[3])
 con = duckdb.connect(config={"threads": 2})
 con.execute("SET enable_progress_bar = false")  # its bar shares stdout with the figures
 start = time.perf_counter()
-source = f"read_parquet('{path}')"
+source = f"read_parquet('{path}')" if path.endswith(".parquet") else f"read_csv('{path}')"
 if what == "sum":
     con.execute(f"SELECT {', '.join(f'sum(c{i})' for i in range(d))} FROM {source}").fetchall()
 elif what == "groupby":
@@ -162,6 +163,7 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=1000)
     parser.add_argument("--dir", default=tempfile.gettempdir())
     parser.add_argument("--spark", action="store_true")
+    parser.add_argument("--csv", action="store_true", help="the same file as CSV too")
     parser.add_argument("--skip", default="", help="mechanisms to leave out, a,b")
     parser.add_argument(
         "--baskets",
@@ -174,6 +176,17 @@ def main() -> None:
     path = Path(args.dir) / f"columns-{args.rows}x{d}-{args.units}.parquet"
     _make(path, args.rows, d, args.units)
     print(f"{path.name}: {args.rows:,} rows x {d} integer columns on 0..{args.units}")
+    _measure(path, d, args)
+    if args.csv:
+        csv = path.with_suffix(".csv")
+        if not csv.exists():
+            duckdb.sql(f"COPY (SELECT * FROM read_parquet('{path}')) TO '{csv}' (HEADER)")
+        print(f"{csv.name}: the same rows as CSV ({csv.stat().st_size / 1e6:.0f} MB)")
+        _measure(csv, d, argparse.Namespace(**{**vars(args), "spark": False, "baskets": False}))
+
+
+def _measure(path: Path, d: int, args: argparse.Namespace) -> None:
+    """The references and every mechanism on one file (Parquet or CSV)."""
     reference = {
         what: _child(_DUCK, [str(path), what, str(d)]) for what in ("sum", "groupby", "scan")
     }
