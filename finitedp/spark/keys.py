@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -42,12 +43,15 @@ from .columns import _ref, read_frame
 __all__ = ["file_counts", "file_stream", "file_sums"]
 
 
-def _frame(source: InputFile, column: str | None, flag: str = "--column") -> Any:
-    if column is None:
-        raise ParameterError(f"{flag}: {source.name} is read by Spark; name the column")
+def _frame(source: InputFile, *wanted: tuple[str | None, str]) -> Any:
+    """The file's DataFrame, each ``(column, flag)`` wanted checked by the flag's name."""
+    for column, flag in wanted:
+        if column is None:
+            raise ParameterError(f"{flag}: {source.name} is read by Spark; name the column")
     frame = read_frame(source.path, source.kind)
-    if column not in frame.columns:
-        raise ParameterError(f"{flag}: {source.name} has no column {column!r}")
+    for column, flag in wanted:
+        if column not in frame.columns:
+            raise ParameterError(f"{flag}: {source.name} has no column {column!r}")
     return frame
 
 
@@ -59,20 +63,18 @@ def file_counts(
     Raises:
         ParameterError: a file Spark does not read, a missing column, or a value refused.
     """
-    frame = _frame(source, column)
+    frame = _frame(source, (column, "--column"))
     assert column is not None
     text = frame.select(_ref(column).cast("string").alias("v"))  # the text DuckDB reads
     try:
         return spark_counts(text, "v", universe.size, encode=universe.encode)
     except ParameterError as error:  # named by DuckDB's reader, or shown with its column
         renamed = ParameterError(str(error).replace("column 'v'", f"column {column!r}", 1))
-        reread = lambda: read_counts(source, column, universe, Progress(False, 0))  # noqa: E731
-        raise _named(source, renamed, reread) from None
+        quiet = Progress(False, 0)
+        raise _named(renamed, partial(read_counts, source, column, universe, quiet)) from None
 
 
-def _named(
-    source: InputFile, error: ParameterError, reread: Callable[[], object]
-) -> ParameterError:
+def _named(error: ParameterError, reread: Callable[[], object]) -> ParameterError:
     """``error``, or the error DuckDB's row reader raises on the file (it names the line)."""
     try:
         reread()
@@ -96,8 +98,7 @@ def file_sums(
     """
     if source.kind == "text":
         raise ParameterError("--value-column: the input must be CSV or Parquet (a header names it)")
-    frame = _frame(source, columns[0])
-    _frame(source, columns[1], "--value-column")
+    frame = _frame(source, (columns[0], "--column"), (columns[1], "--value-column"))
     label, amount = (_ref(str(c)).cast("string") for c in columns)
     progress.phase(f"summing {columns[1]!r} per key (Spark)")
     sums: dict[int, Fraction] = {}
@@ -114,7 +115,7 @@ def file_sums(
             n += int(count)
     except ParameterError as error:
         raise _named(
-            source, error, lambda: read_sums(source, columns, universe, values, progress)
+            error, partial(read_sums, source, columns, universe, values, progress)
         ) from None
     return WeightedSums(n, dict(sorted(sums.items())))
 
@@ -134,7 +135,7 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
         ParameterError: a missing column, a null, or a label outside the universe (its
             line named where the file is CSV).
     """
-    frame = _frame(source, column)
+    frame = _frame(source, (column, "--column"))
     assert column is not None
     label = _ref(column).cast("string")  # the text DuckDB's path reads
     counted = frame.groupBy(label).count().collect()
@@ -145,7 +146,7 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
                 raise ParameterError(f"column {column!r}: {count} rows have no value (null)")
             encoded.append((text, universe.encode(text)))
     except ParameterError as error:
-        raise _named(source, error, lambda: ranked_keys(source, column, universe)) from None
+        raise _named(error, partial(ranked_keys, source, column, universe)) from None
     distinct = sorted({key for _, key in encoded})
     rank_of = {key: rank for rank, key in enumerate(distinct, 1)}
     table = frame.sparkSession.sparkContext.broadcast({text: rank_of[key] for text, key in encoded})
