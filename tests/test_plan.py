@@ -674,13 +674,14 @@ def test_least_share_tries_k_over_256_from_low_to_high_inclusive(
     """The search's ends and step (a mutation run's survivors in mean/shares.py)."""
     asked: list[Fraction] = []
 
-    def errors(plan: object, step: str, share: Fraction) -> int | None:
+    def below(plan: object, step: str, share: Fraction, target: int) -> bool:
         asked.append(share)
         k = share * 256
-        return None if k == 20 else 300 - int(k)  # a share the selector cannot state
+        error = None if k == 20 else 300 - int(k)  # a share the selector cannot state
+        return error is not None and error < target
 
     plan = PLAN(-20, 20, d=2, n=100, rho=1, step=1)
-    monkeypatch.setattr(shares_module, "rank_error", errors)
+    monkeypatch.setattr(shares_module, "rank_error_below", below)
     assert least_share(plan, "centre", 16, 64, 237) == Fraction(64, 256)  # 236 < 237 at k = 64
     assert asked == [Fraction(k, 256) for k in range(16, 65)]
     assert least_share(plan, "centre", 16, 64, 236) is None  # even 1/4 is not enough

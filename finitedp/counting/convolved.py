@@ -65,6 +65,7 @@ from .convolvedtables import (
     least_tail,
     normal_table,
     plan_levels,
+    tail_mass,
 )
 from .smoothing import LevelShape, root_up, round_up
 
@@ -406,6 +407,20 @@ class ConvolvedGaussian:
             else:
                 low = mid
         return high
+
+    def tail_within(self, a: int, beta: Fraction) -> bool:
+        """Whether ``accuracy(beta) <= a``, from one bound instead of a bisection.
+
+        :meth:`accuracy` is the least ``a`` whose certified tail (:meth:`tail_bound`, or
+        the exact table tail when ``n = 0``) is at most ``beta``; both fall in ``a``, so
+        ``accuracy(beta) <= a`` iff the tail at ``a`` is at most ``beta`` (tested against
+        :meth:`accuracy`).
+        """
+        if a < 0:
+            return False
+        if self._n == 0:
+            return tail_mass(self._top_weights, a) <= beta
+        return a >= self.radius or self.tail_bound(a) <= beta
 
     def moment(self, p: object) -> Fraction:
         """``E |Z|^p`` (``p >= 1``): exact for even ``p`` and for ``n = 0``; for odd ``p``

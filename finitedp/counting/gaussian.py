@@ -428,6 +428,14 @@ class DiscreteGaussian:
         # Pr[|Z| > a] = 2 (W - cdf(a)) / W, falling in a and 0 at a = R.
         return least_such_that(lambda a: a >= r or 2 * (total - self.cdf(a)) <= b * total, 0)
 
+    def tail_within(self, a: int, beta: Fraction) -> bool:
+        """Whether ``Pr[|Z| > a] <= beta``: ``accuracy(beta) <= a`` from one look at the table
+        (the tail falls in ``a``), for a caller that only compares the accuracy."""
+        if a < 0:
+            return False
+        total = self._total
+        return a >= self._radius or 2 * (total - self.cdf(a)) <= beta * total
+
     def __repr__(self) -> str:
         if self._base is not None:
             base = short_fraction(self._base)

@@ -144,25 +144,41 @@ def selector(
     )
 
 
-def rank_error(plan: PlanInputs, step: str, share: Fraction) -> int | None:
-    """A per-coordinate step's rank error at ``beta/(3d)`` with ``share rho`` (``None``:
-    beyond what the selector can state)."""
+def _step_selector(plan: PlanInputs, step: str, share: Fraction) -> Selector:
+    """The per-coordinate median of ``step`` (``"centre"`` or the gaps') at ``share rho``."""
     if step == "centre":
         grid, n = plan.grid, plan.n
     else:
         grid, n = plan.gap_grid, plan.n // 2
-    selector = plan.selector(grid, n, Fraction(1, 2), share * plan.rho / plan.d)
+    return plan.selector(grid, n, Fraction(1, 2), share * plan.rho / plan.d)
+
+
+def rank_error(plan: PlanInputs, step: str, share: Fraction) -> int | None:
+    """A per-coordinate step's rank error at ``beta/(3d)`` with ``share rho`` (``None``:
+    beyond what the selector can state)."""
+    selector = _step_selector(plan, step, share)
     try:
         return selector.rank_error(plan.beta / (3 * plan.d))
     except ParameterError:
         return None
 
 
+def rank_error_below(plan: PlanInputs, step: str, share: Fraction, target: int) -> bool:
+    """Whether :func:`rank_error` is a number below ``target``, as each selector's
+    ``rank_error_below`` answers it: from one look at its bound where the bound falls in
+    the error (fixed-weight exponential, Gaussian search), the test a share search makes
+    of up to 49 candidate shares."""
+    selector = _step_selector(plan, step, share)
+    try:
+        return selector.rank_error_below(plan.beta / (3 * plan.d), target)
+    except ParameterError:
+        return False
+
+
 def least_share(plan: PlanInputs, step: str, low: int, high: int, target: int) -> Fraction | None:
     """The least ``k/256`` in ``[low, high]/256`` whose rank error is below ``target``."""
     for k in range(low, high + 1):
-        error = rank_error(plan, step, Fraction(k, 256))
-        if error is not None and error < target:
+        if rank_error_below(plan, step, Fraction(k, 256), target):
             return Fraction(k, 256)
     return None
 

@@ -109,3 +109,9 @@ class GaussianBinarySearchQuantile(GridQuantile):
         """
         b = probability(beta, "beta")
         return self.noise.accuracy(b / self.steps)
+
+    def rank_error_below(self, beta: object, target: int) -> bool:
+        """Whether ``rank_error(beta) < target``: one tail bound, not the accuracy's search
+        (the noise's tail falls in ``a``)."""
+        b = probability(beta, "beta")
+        return self.noise.tail_within(target - 1, b / self.steps)

@@ -134,6 +134,19 @@ class GridQuantile:
             raise ParameterError(f"values: got {len(values)}; n = {self.n} is public")
         return self.release_indices(self.grid.indices(values), rng)
 
+    def rank_error(self, beta: object) -> int:
+        """``a`` with ``Pr[rank error > a] <= beta`` (each mechanism states its own)."""
+        raise NotImplementedError
+
+    def rank_error_below(self, beta: object, target: int) -> bool:
+        """Whether :meth:`rank_error` is a number below ``target`` (``False`` where it
+        refuses ``beta``): what a budget search asks of many candidate budgets.  A
+        mechanism whose bound falls in ``a`` answers from one look instead of its search."""
+        try:
+            return self.rank_error(beta) < target
+        except ParameterError:
+            return False
+
 
 class ExponentialQuantile(GridQuantile):
     """The exponential-mechanism quantile over grid intervals (Smith 2011): one draw.
@@ -338,6 +351,20 @@ class ExponentialQuantile(GridQuantile):
                 f"beta: got {short_fraction(b)}; below what the clip K = {self.clip} allows"
             )
         return max(0, t)
+
+    def rank_error_below(self, beta: object, target: int) -> bool:
+        """Whether :meth:`rank_error` is below ``target`` (``False`` where it refuses): with
+        fixed weights one comparison at ``s = min(target, K) - 1``, not a bisection.
+
+        The condition ``N w(s + 1) <= beta w(0)`` holds from the rank error on (the
+        weights fall in ``s``), so the error is below ``target`` and the clip ``K``
+        exactly when it holds at ``s``.
+        """
+        if not self.fixed:
+            return super().rank_error_below(beta, target)
+        b = probability(beta, "beta")
+        s = min(target, self.clip) - 1
+        return s >= 0 and self.grid.size * self._weight(s + 1) <= b * self._weight(0)
 
 
 class BinarySearchQuantile(GridQuantile):
