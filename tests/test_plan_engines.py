@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from finitedp.errors import ResourceLimitError
+from finitedp.errors import ParameterError, ResourceLimitError
 from finitedp.io import duckrows
 from finitedp.io.duckrows import DuckDBRows, duckdb_rows
 from finitedp.io.numeric import NumericColumn
@@ -254,3 +254,28 @@ def test_the_copy_is_refused_beyond_the_free_disk_and_removed_after_use(
         monkeypatch.setattr(duckrows, "COPY_BYTES", 1 << 60)
         with pytest.raises(ResourceLimitError, match="set TMPDIR to a larger disk"):
             duckdb_rows(source, _columns(2, 0, 11), Progress(False, 0)).column_sums()
+
+
+def test_a_failed_copy_is_a_clear_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DuckDB error while the indices are copied (a full disk, say) is a ParameterError
+    naming the file and the folder, never a traceback."""
+    _csv(tmp_path / "t.csv", np.arange(8, dtype=np.int64).reshape(4, 2))
+    real = duckrows.connect
+
+    class Failing:
+        def __init__(self) -> None:
+            self.con = real()
+
+        def register(self, name: str, table: object) -> None:
+            self.con.register(name, table)
+
+        def execute(self, sql: str) -> object:
+            if sql.startswith("COPY"):
+                raise duckdb.IOException("IO Error: No space left on device")
+            return self.con.execute(sql)
+
+    monkeypatch.setattr(duckrows, "connect", Failing)
+    with opened_input(str(tmp_path / "t.csv"), "csv") as source:
+        rows = duckdb_rows(source, _columns(2, 0, 7), Progress(False, 0))
+        with pytest.raises(ParameterError, match=r"t\.csv: the temporary copy .* No space left"):
+            rows.column_sums()

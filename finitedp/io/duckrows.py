@@ -27,9 +27,10 @@ import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import duckdb
 import numpy as np
 
-from ..errors import ResourceLimitError
+from ..errors import ParameterError, ResourceLimitError
 from ..resources import describe_bytes
 from ..statistics import GridCounts, ceil_sqrt, offset_division
 from .duckstats import DuckDBStatistics, check_points
@@ -168,12 +169,19 @@ class DuckDBRows(DuckDBStatistics):
         joins = " ".join(f"JOIN m{i} ON s.v{i} = m{i}.t" for i in range(self.d))
         ks = ", ".join(f"m{i}.k AS k{i}" for i in range(self.d))
         self.progress.phase(f"numbering the values of {n:,} rows in order (DuckDB)")
-        con.execute(
-            f"COPY (SELECT {ks} FROM (SELECT row_number() OVER () AS r, {texts} FROM "
-            f"{self.where}) s {joins} ORDER BY s.r) TO {literal(path)} (FORMAT parquet)"
-        )
         metadata = f"SELECT sum(num_rows) FROM parquet_file_metadata({literal(path)})"
-        written = int(con.execute(metadata).fetchone()[0])  # type: ignore[index]
+        try:
+            con.execute(
+                f"COPY (SELECT {ks} FROM (SELECT row_number() OVER () AS r, {texts} FROM "
+                f"{self.where}) s {joins} ORDER BY s.r) TO {literal(path)} (FORMAT parquet)"
+            )
+            written = int(con.execute(metadata).fetchone()[0])  # type: ignore[index]
+        except duckdb.Error as error:  # the values were read already: the disk, say
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ParameterError(
+                f"{self.source.name}: the temporary copy of the rows' indices in "
+                f"{tempfile.gettempdir()} failed ({first}); nothing was released"
+            ) from None
         if written != n:  # every text was read above: each row meets its own
             raise AssertionError(f"{written} rows numbered of {n}")  # pragma: no cover
         self.where = f"read_parquet({literal(path)})"
