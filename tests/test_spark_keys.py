@@ -171,3 +171,21 @@ def test_a_refused_histogram_key_is_named_on_spark(
     argv = ["release", str(csv), "--column", "id", "--universe", "int:40", "--epsilon", "1"]
     code, out, err = run([*argv, "--engine", "spark", "--quiet"], capsys)
     assert code == 2 and out == "" and "line 4" in err and "41" in err, err
+
+
+def test_the_distinct_keys_stop_at_the_memory_limit(
+    spark: Any, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver holds each distinct key (and value): past the limit, a refusal by name."""
+    from finitedp.errors import ResourceLimitError
+    from finitedp.io.tables import opened_input
+    from finitedp.io.universe import parse_universe
+    from finitedp.spark import keys
+
+    monkeypatch.setattr(keys, "DISTINCT_BYTES", 1 << 40)
+    rows = [(i,) for i in range(1 << 16)]
+    assert list(keys._distinct(iter(rows[:100]), "the distinct keys", "f")) == rows[:100]
+    with pytest.raises(ResourceLimitError, match="the distinct keys"):
+        list(keys._distinct(iter(rows), "the distinct keys", "f"))
+    with opened_input(str(files["csv"]), "csv") as source:  # a few keys: far below it
+        assert keys.file_stream(source, "city", parse_universe("utf8:12")).n == 2400

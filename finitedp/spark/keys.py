@@ -38,6 +38,7 @@ from ..io.progress import Progress
 from ..io.tables import InputFile
 from ..io.universe import Universe
 from ..io.values import ValueColumn
+from ..resources import require_memory
 from .columns import _ref, read_frame
 
 __all__ = ["file_counts", "file_stream", "file_sums"]
@@ -74,6 +75,18 @@ def file_counts(
         raise _named(renamed, partial(read_counts, source, column, universe, quiet)) from None
 
 
+#: Bytes a distinct label (or label and value) costs on the driver: its text, key and counts.
+DISTINCT_BYTES = 200
+
+
+def _distinct(rows: Iterable[Any], what: str, name: str) -> Iterator[Any]:
+    """``rows`` (a ``groupBy``'s, streamed to the driver), refused past the memory limit."""
+    for seen, row in enumerate(rows, 1):
+        if seen % (1 << 16) == 0:
+            require_memory(DISTINCT_BYTES * seen, what, f"{name}: {seen:,} so far")
+        yield row
+
+
 def _named(error: ParameterError, reread: Callable[[], object]) -> ParameterError:
     """``error``, or the error DuckDB's row reader raises on the file (it names the line)."""
     try:
@@ -105,7 +118,8 @@ def file_sums(
     keys: dict[str, int] = {}
     n = 0
     try:
-        for text, value, count in frame.groupBy(label, amount).count().toLocalIterator():
+        pairs = frame.groupBy(label, amount).count().toLocalIterator()
+        for text, value, count in _distinct(pairs, "the distinct keys and values", source.name):
             if text is None or value is None:
                 raise ParameterError(f"{source.name}: {count} rows have no key or value (null)")
             key = keys.get(text)
@@ -138,19 +152,19 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
     frame = _frame(source, (column, "--column"))
     assert column is not None
     label = _ref(column).cast("string")  # the text DuckDB's path reads
-    counted = frame.groupBy(label).count().collect()
+    labels = frame.groupBy(label).count().toLocalIterator()
+    encoded, n = [], 0
     try:
-        encoded = []
-        for text, count in counted:
+        for text, count in _distinct(labels, "the distinct keys", source.name):
             if text is None:
                 raise ParameterError(f"column {column!r}: {count} rows have no value (null)")
             encoded.append((text, universe.encode(text)))
+            n += int(count)
     except ParameterError as error:
         raise _named(error, partial(ranked_keys, source, column, universe)) from None
     distinct = sorted({key for _, key in encoded})
     rank_of = {key: rank for rank, key in enumerate(distinct, 1)}
     table = frame.sparkSession.sparkContext.broadcast({text: rank_of[key] for text, key in encoded})
-    n = sum(int(count) for _, count in counted)
 
     def chunks() -> Iterator[list[int]]:
         blobs = frame.select(label).rdd.mapPartitions(_ranks(table))
