@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..entries import RankedKeys, WeightedSums
-from ..errors import ParameterError
+from ..errors import ParameterError, ResourceLimitError
 from ..histograms.spark import spark_counts
 from ..io.columns import ranked_keys, read_counts, read_sums
 from ..io.progress import Progress
@@ -69,6 +69,8 @@ def file_counts(
     text = frame.select(_ref(column).cast("string").alias("v"))  # the text DuckDB reads
     try:
         return spark_counts(text, "v", universe.size, encode=universe.encode)
+    except ResourceLimitError:  # a size, not a line: nothing to name
+        raise
     except ParameterError as error:  # named by DuckDB's reader, or shown with its column
         renamed = ParameterError(str(error).replace("column 'v'", f"column {column!r}", 1))
         quiet = Progress(False, 0)
@@ -127,6 +129,8 @@ def file_sums(
                 key = keys[text] = universe.encode(text)
             sums[key] = sums.get(key, Fraction(0)) + values.read(value, "Spark") * count
             n += int(count)
+    except ResourceLimitError:  # a size, not a line: nothing to name
+        raise
     except ParameterError as error:
         raise _named(
             error, partial(read_sums, source, columns, universe, values, progress)
@@ -160,6 +164,8 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
                 raise ParameterError(f"column {column!r}: {count} rows have no value (null)")
             encoded.append((text, universe.encode(text)))
             n += int(count)
+    except ResourceLimitError:  # a size, not a line: nothing to name
+        raise
     except ParameterError as error:
         raise _named(error, partial(ranked_keys, source, column, universe)) from None
     distinct = sorted({key for _, key in encoded})
