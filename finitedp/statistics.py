@@ -262,13 +262,15 @@ class ArrayStatistics:
 
     def __init__(self, columns: Sequence[np.ndarray], rows: np.ndarray | None = None) -> None:
         self._columns = [np.asarray(c, dtype=np.int64) for c in columns]
-        if rows is not None and rows.shape != (len(rows), len(self._columns)):
-            raise ParameterError(f"rows: got shape {rows.shape}; need n x {len(self._columns)}")
         self._rows = rows
         lengths = {len(c) for c in self._columns}
         if len(lengths) > 1:
             raise ParameterError(f"columns: got lengths {sorted(lengths)}; one n for every column")
         self._n = lengths.pop() if lengths else 0
+        if rows is not None and rows.shape != (self._n, len(self._columns)):
+            raise ParameterError(
+                f"rows: got shape {rows.shape}; need the columns' {self._n} x {len(self._columns)}"
+            )
         self._norms: tuple[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray] | None = None
 
     @property

@@ -112,6 +112,8 @@ def test_sql_rows_answer_as_the_rows_do(
     memory = ArrayStatistics([data[:, i] + 3 for i in range(data.shape[1])])
     shifted = data + 3  # the same indices handed over as rows too (blocks are its slices)
     rows = ArrayStatistics(list(shifted.T), rows=shifted)
+    with pytest.raises(ParameterError, match="rows: got shape"):
+        ArrayStatistics(list(shifted.T), rows=shifted[1:])
     for centre, scales, radii, within in _cases(data.shape[1], 15):
         assert _answers(rows, centre, scales, radii, within) == _answers(
             memory, centre, scales, radii, within
