@@ -43,7 +43,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import OracleError, TapeError
+from .errors import OracleError, ParameterError, TapeError
 from .params import short_int
 from .prefixdraw import PrefixBatch, PrefixDraw
 from .systemsource import RESEED_BYTES, ChaChaSource, SystemRandomSource, check_domain
@@ -163,13 +163,13 @@ class SeededSource:
         never rejected, whose big-endian value is ``u - 1``; numpy reverses them.
 
         Raises:
-            ValueError: ``d`` is not a power of ``2^64``.
+            ParameterError: ``d`` is not a power of ``2^64``.
         """
         import numpy
 
         words = (d.bit_length() - 1) // 64
         if words < 1 or d != 1 << (64 * words):
-            raise ValueError(f"d: got a {d.bit_length()}-bit number; a power of 2^64 is needed")
+            raise ParameterError(f"d: got a {d.bit_length()}-bit number; a power of 2^64 is needed")
         data = numpy.frombuffer(self._read(8 * words * count), dtype=numpy.uint8)
         rows = data.reshape(count, 8 * words)[:, ::-1]  # big-endian u - 1, little-endian now
         return numpy.ascontiguousarray(rows).view("<u8").reshape(count, words)

@@ -19,7 +19,7 @@ import os
 import weakref
 from typing import Any
 
-from .errors import OracleError
+from .errors import OracleError, ParameterError
 from .prefixdraw import PrefixBatch, PrefixDraw, PrefixPlan
 
 __all__ = ["RESEED_BYTES", "ChaChaSource", "SystemRandomSource", "check_domain"]
@@ -189,13 +189,13 @@ class SystemRandomSource:
         reverses those bytes instead of making a Python int per draw.
 
         Raises:
-            ValueError: ``d`` is not a power of ``2^64``.
+            ParameterError: ``d`` is not a power of ``2^64``.
         """
         import numpy
 
         words = (d.bit_length() - 1) // 64
         if words < 1 or d != 1 << (64 * words):
-            raise ValueError(f"d: got a {d.bit_length()}-bit number; a power of 2^64 is needed")
+            raise ParameterError(f"d: got a {d.bit_length()}-bit number; a power of 2^64 is needed")
         _, width, _ = self._plan(d)
         parts, got = [], 0
         while got < count:

@@ -55,7 +55,7 @@ def draw_fields(rng: RandomSource, d: int, count: int) -> Any:
     """``count`` oracle calls ``uniform(d)``, ``d = 2^(64 w)``, each ``u - 1`` as ``w``
     64-bit words, least significant first (a ``count x w`` ``uint64`` array).
 
-    A source with ``uniform_many_words`` (the system sources) gives the words without a
+    A source with ``uniform_many_words`` (the system and seeded sources) gives the words without a
     Python int per draw; any other source is called through :func:`~finitedp.oracle.draws`
     (a tape records every call) and its values are packed here.
 
