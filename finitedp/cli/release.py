@@ -17,7 +17,6 @@ from typing import Any
 from .. import __version__
 from ..entries import MechanismEntry, Option
 from ..errors import FiniteDPError, ParameterError
-from ..io.columns import count_rows, keys_in_order, ranked_keys, read_counts, read_sums
 from ..io.display import with_displays
 from ..io.document import JsonStream, write_document
 from ..io.files import STDOUT, check_out, input_format
@@ -39,6 +38,7 @@ from ..registry import (
 )
 from .building import build_mechanism, name_the_flag
 from .columns import COLUMN_ONLY, column_options, release_columns
+from .keys import read_keys
 from .output import finish_release
 
 __all__ = ["add_release"]
@@ -220,36 +220,13 @@ def _release(args: argparse.Namespace) -> int:
     kind = input_format(args.input, args.column, args.format)
     stream = entry is not None and not entry.public_n  # the rows, in order, are a stream
     engine = args.engine or "duckdb"
-    data: Any
     with (
         Progress(not args.quiet, DELAY_SECONDS) as progress,
         opened_input(args.input, kind) as source,
     ):
         progress.phase(f"reading {source.name}")
-        if engine == "spark":  # Spark reads; the noise is drawn here, on the driver
-            from .. import spark  # pyspark only when asked for
-
-            if values is not None:
-                columns = (args.column, args.value_column)
-                data = spark.file_sums(source, columns, universe, values, progress)
-                n = data.n
-            elif stream:
-                data = spark.file_stream(source, args.column, universe)
-                n = data.n
-            else:
-                n, data = spark.file_counts(source, args.column, universe)
-        elif values is not None:
-            columns = (args.column, args.value_column)
-            data = read_sums(source, columns, universe, values, progress)
-            n = data.n
-        elif stream and source.kind != "text":
-            data = ranked_keys(source, args.column, universe)
-            n = data.n
-        elif stream:
-            n = count_rows(source, args.column)
-            data = keys_in_order(source, args.column, universe)
-        else:
-            n, data = read_counts(source, args.column, universe, progress)
+        columns = (args.column, args.value_column)
+        n, data = read_keys(engine, source, columns, universe, values, stream, progress)
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         size = universe.size

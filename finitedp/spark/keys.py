@@ -111,8 +111,6 @@ def file_sums(
         ParameterError: a missing column, a null, or a key or value refused (its line
             named where the file is CSV).
     """
-    if source.kind == "text":
-        raise ParameterError("--value-column: the input must be CSV or Parquet (a header names it)")
     frame = _frame(source, (columns[0], "--column"), (columns[1], "--value-column"))
     label, amount = (_ref(str(c)).cast("string") for c in columns)
     progress.phase(f"summing {columns[1]!r} per key (Spark)")
