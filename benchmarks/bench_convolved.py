@@ -203,6 +203,9 @@ def other_samplers(quick: bool) -> None:
     n, c = 1000, 500
     geo = GeoSample(n, Fraction(1, 10))
     fast = FastSample(n, Fraction(1, 10), Fraction(1, 1 << 20))
+    # n > 2t and gamma = 1/2: half the draws are the uniform's, most of them answered
+    # by a stretch (a division) instead of the table: the tails are those.
+    wide = FastSample(3000, 1, Fraction(1, 2))
     mixed = MixedGeometric(Fraction(1, 10), 1, 0, 10_000)
     em = ExponentialMechanism(Fraction(11, 10))
     utilities = [-abs(i - 100) for i in range(201)]
@@ -212,6 +215,13 @@ def other_samplers(quick: bool) -> None:
     cases: list[tuple[str, Callable[[int], Any], int, int, int]] = [
         ("GeoSample(n=1000, eps=1/10), c=500", lambda u: geo(c, u), geo.d, 20, c),
         ("FastSample(n=1000, eps=1/10, gamma=2^-20), c=500", lambda u: fast(c, u), fast.d, 20, c),
+        (
+            f"FastSample(n=3000, eps=1, gamma=1/2), c=1500 (t = {wide.t})",
+            lambda u: wide(1500, u),
+            wide.d,
+            50,
+            1500,
+        ),
         ("MixedGeometric(eps=1/10), value 5000", lambda u: mixed(5000, u), mixed.d, 10, 5000),
         (
             "ExponentialMechanism(11/10), 201 candidates",

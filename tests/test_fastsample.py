@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from finitedp import FastSample, GeoSample, Mixture, ParameterError, satisfies_condition_1
 from finitedp.checker import exact_distribution, statistical_distance
 from finitedp.checker.counting import audit_counting, is_inverse_cdf, sampler_paths
+from finitedp.checker.draws import DrawRecord
 from finitedp.counting.base import bisect_cdf
+from finitedp.counting.leading import LeadingWords
 from finitedp.exactmath import compare_exp
 from finitedp.oracle import RandomSource, draw
 
@@ -169,10 +171,19 @@ def test_lazy_table_gives_the_same_sampler(monkeypatch: pytest.MonkeyPatch) -> N
     kept = FastSample(40, "1/4", "1/64")
     monkeypatch.setattr(module, "MAX_TABLE_BYTES", 0)
     lazy = FastSample(40, "1/4", "1/64")
-    assert not isinstance(lazy._table, list) and isinstance(kept._table, list)
-    assert list(lazy._table) == kept._table
+    assert not isinstance(lazy._table, LeadingWords) and isinstance(kept._table, LeadingWords)
+    assert list(lazy._table) == kept._table.values
     for c in (0, 17, 40):
-        assert sampler_paths(lazy, c) == sampler_paths(kept, c)
+        # The same intervals of the draw; the kept table's search makes its fixed steps.
+        def intervals(sampler: FastSample, c: int = c) -> list[tuple[int, DrawRecord]]:
+            return [(p.output, p.draws[0]) for p in sampler_paths(sampler, c)]
+
+        assert intervals(lazy) == intervals(kept)
+        assert {p.comparisons for p in sampler_paths(kept, c)} <= {
+            (1,),
+            (1 + kept._steps,),
+            (2 + kept._steps,),
+        }
 
 
 def test_cases_above_include_n_below_t() -> None:
@@ -197,10 +208,19 @@ def test_capping_t_at_n_would_break_thm_4_10() -> None:
     assert worst > 66  # against e^(1/20) = 1.0513: PSI-Library's t breaks the privacy claim
 
 
-def test_stretches_outside_the_table_at_n_above_t() -> None:
+@pytest.mark.parametrize("lazy", [False, True])
+def test_stretches_outside_the_table_at_n_above_t(
+    lazy: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # For c > t the search answers draws left of c - t by one division, and right
-    # of min(c + t, n) by another: their boundaries are pinned against BV's search.
+    # of min(c + t, n) by another: their boundaries are pinned against BV's search,
+    # with the table kept (fixed steps) and computed entry by entry (bisection).
+    import finitedp.counting.fastsample as module
+
+    if lazy:
+        monkeypatch.setattr(module, "MAX_TABLE_BYTES", 0)
     sampler = FastSample(300, 1, "1/2")
+    assert isinstance(sampler._table, LeadingWords) is not lazy
     t, dp = sampler.t, sampler.d_prime
     k_dp = (sampler.gamma.denominator - 1) * 301 * dp
     assert sampler.n > 2 * t

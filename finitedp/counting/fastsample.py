@@ -47,6 +47,7 @@ from ..params import (
 from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
 from .base import CountingSampler, require_sampling_time
+from .leading import LeadingWords, steps_for
 
 __all__ = ["FastSample", "d_bits_bound", "fastsample_plan", "paper_threshold", "tight_threshold"]
 
@@ -173,7 +174,7 @@ class FastSample(CountingSampler):
         ResourceLimitError: memory or time estimated above the limits.
     """
 
-    __slots__ = ("_dp", "_gamma", "_k_dp", "_k_mix", "_t", "_table", "_width")
+    __slots__ = ("_dp", "_gamma", "_k_dp", "_k_mix", "_steps", "_t", "_table", "_width")
 
     def __init__(
         self,
@@ -195,7 +196,8 @@ class FastSample(CountingSampler):
             copies=SAMPLE_COPIES,
         )
         width = min(t, n)
-        kept = 2 * width * bits <= 8 * MAX_TABLE_BYTES  # else each search computes its entries
+        # Each entry: its value and its 64-bit word (:mod:`.leading`); else computed when searched.
+        kept = 2 * width * (bits + 64) <= 8 * MAX_TABLE_BYTES
         require_sampling_time(
             bits,
             CONSTRUCTION_PASSES + (2 * width if kept else 0),
@@ -213,7 +215,13 @@ class FastSample(CountingSampler):
         self._k_mix = (gam.denominator - 1) * (n + 1)
         self._k_dp = self._k_mix * dp
         self._width = min(self._t, n)
-        self._table: Sequence[int] = self._search_table(a, b) if kept else _LazyTable(self, a, b)
+        # A search spans z in [max(c - t, 0), min(c + t, n)]: at most M + 1 positions.
+        self._steps = steps_for(min(2 * t, n) + 1)
+        self._table: LeadingWords | _LazyTable = (
+            LeadingWords(self._search_table(a, b), low=-(n + 1) * dp, high=self._d)
+            if kept
+            else _LazyTable(self, a, b)
+        )
 
     def _truncated_cdf(self, a: gmpy2.mpz, b: gmpy2.mpz, j: int) -> gmpy2.mpz:
         """``F'(c + j)`` inside the untruncated range ``-t <= j < t``."""
@@ -255,14 +263,14 @@ class FastSample(CountingSampler):
 
     @property
     def max_comparisons(self) -> int:
-        """``2 + floor(log2(M + 1))`` with ``M = min(2t, n)``: attained, so exact.
+        """``2 + ceil(log2(M + 1))`` with ``M = min(2t, n)``: attained, so exact.
 
-        One test of the left stretch, the bisection of at most ``M`` table entries
-        (at most ``ceil(log2(M + 1))`` comparisons, and ``floor(log2(M + 1))`` on the
-        path that passes every entry), then one test of ``F(high)`` on that path.
-        A draw outside the table's range is finished by one floor division.
+        One test of the left stretch, a search of the ``M + 1`` positions
+        ``[c - t, c + t]`` within ``[0, n]`` in exactly ``ceil(log2(M + 1))`` steps
+        (:mod:`.leading`), then, past the table, one test of ``F(high)``.  A draw
+        outside the table's range is finished by one floor division.
         """
-        return 1 + (min(2 * self._t, self._n) + 1).bit_length()
+        return 2 + self._steps
 
     def _truncated(self, c: int, z: int) -> int:
         if z < 0:
@@ -291,17 +299,38 @@ class FastSample(CountingSampler):
         return self._cdf(check_count(c, self._n), z)
 
     def _search(self, c: int, u: int) -> int:
-        dp, t = self._dp, self._t
+        dp, t, table = self._dp, self._t, self._table
         low = c - t if c > t else 0
-        if u <= low * dp:  # left of the table F(z) = (z + 1) d'
-            return (u - 1) // dp
         high = c + t if c + t < self._n else self._n
-        offset = self._width - c
-        i = bisect_left(self._table, u - (c + 1) * dp, low + offset, high + offset)
+        offset = self._width - c  # table position of z
+        if not isinstance(table, LeadingWords):
+            return self._search_lazy(table, c, u, low, high, offset)
+        # Left of low F(z) = (z + 1) d'; from high on F(z) = (z + 1 + K) d' (F(n) = d
+        # included); in between, the table.  Every draw makes the same steps: the
+        # left test, the search, the test of F(high), two divisions.  A step whose
+        # answer is not needed works on d instead of u (never on the checker's draw).
+        d = self._d
+        in_left = u <= low * dp
+        i = table.lower_bound(
+            (d if in_left else u) - (c + 1) * dp, low + offset, high - low + 1, self._steps
+        )
+        in_right = not in_left and i == high + offset
+        shifted = (u if in_right else d) - self._k_dp
+        at_high = shifted <= (high + 1) * dp  # keeps the quotient within [high + 1, n]
+        right = (((high + 1) * dp if at_high else shifted) - 1) // dp
+        left = ((u if in_left else d) - 1) // dp
+        return (i - offset, right, left)[in_right + 2 * in_left]
+
+    def _search_lazy(
+        self, table: _LazyTable, c: int, u: int, low: int, high: int, offset: int
+    ) -> int:
+        """The search when the table is computed entry by entry: steps and time vary."""
+        dp = self._dp
+        if u <= low * dp:
+            return (u - 1) // dp
+        i = bisect_left(table, u - (c + 1) * dp, low + offset, high + offset)
         if i < high + offset:
             return i - offset
-        # From `high` on F(z) = (z + 1 + K) d' (F(n) = d included).  Testing F(high)
-        # first keeps the division's quotient range within [high + 1, n].
         shifted = u - self._k_dp
         if shifted <= (high + 1) * dp:
             return high

@@ -32,12 +32,12 @@ from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
 from .base import (
     CountingSampler,
-    bisect_cdf,
     ceil_log2_int,
     check_work,
     require_sampling_time,
 )
 from .geometric import GeometricMechanism
+from .leading import LeadingWords, fixed_lower_bound
 
 __all__ = ["GEO_TABLE_BYTES", "GeoSample"]
 
@@ -46,8 +46,8 @@ GEO_TABLE_BYTES = 64 << 20
 
 
 def _tables_fit(n: int, bits: int) -> bool:
-    """Whether the ``2n + 1`` CDF values of ``bits`` bits fit in :data:`GEO_TABLE_BYTES`."""
-    return 2 * (n + 1) * (bits // 8 + 40) <= GEO_TABLE_BYTES
+    """Whether ``2n`` CDF values of ``bits`` bits and their words fit in :data:`GEO_TABLE_BYTES`."""
+    return 2 * (n + 1) * (bits // 8 + 56) <= GEO_TABLE_BYTES
 
 
 class GeoSample(CountingSampler):
@@ -116,12 +116,16 @@ class GeoSample(CountingSampler):
         super().__init__(n, eps, ratio, int((a + b) * b ** (n - 1)))
         self._a, self._b = a, b
         # None: not built yet; (): too large to keep (GEO_TABLE_BYTES).
-        self._tables: tuple[list[int], list[int]] | tuple[()] | None = None
+        self._tables: LeadingWords | tuple[()] | None = None
         self._searches = 0
 
     @property
     def max_comparisons(self) -> int:
-        """``ceil(log2(n + 1))``: the binary search over ``[0, n]`` of Alg 4.8 step 3."""
+        """``ceil(log2(n + 1))``: the binary search over ``[0, n]`` of Alg 4.8 step 3.
+
+        Every search makes exactly this many comparisons, wherever the value lies
+        (:mod:`.leading`).
+        """
         return ceil_log2_int(self._n + 1)
 
     @property
@@ -147,13 +151,14 @@ class GeoSample(CountingSampler):
         """The integer ``F(z)`` of Alg 4.8 step 2 for true count ``c`` (any integer ``z``)."""
         return int(self._cdf(check_count(c, self._n), z))
 
-    def _build_tables(self) -> tuple[list[int], list[int]] | tuple[()]:
-        """``F(c, c - j) = below[j]``, ``F(c, c + j) = above[j]``: F depends on ``z - c`` only.
+    def _build_tables(self) -> LeadingWords | tuple[()]:
+        """``F(c, c + j)`` for ``-n <= j < n`` at position ``n + j``: F depends on ``z - c`` only.
 
-        ``2n + 1`` integers of ``bits(d)`` bits, built once (``O(n)`` products) when
-        they fit in :data:`GEO_TABLE_BYTES`; a search then only compares.  Built
-        after ``n/8`` searches (a search computes ``log n`` powers; the table costs
-        about ``n/8`` of them), so a sampler used a few times never pays for it.
+        ``2n`` integers of ``bits(d)`` bits and their leading words, built once
+        (``O(n)`` products) when they fit in :data:`GEO_TABLE_BYTES`; a search then
+        only compares words.  Built after ``n/8`` searches (a search computes
+        ``log n`` powers; the table costs about ``n/8`` of them), so a sampler used a
+        few times never pays for it.
         """
         n, a, b = self._n, self._a, self._b
         if not _tables_fit(n, self._d.bit_length()):
@@ -163,10 +168,10 @@ class GeoSample(CountingSampler):
         for _ in range(n + 1):
             pow_a.append(pow_a[-1] * a)
             pow_b.append(pow_b[-1] * b)
-        below = [int(pow_a[j] * pow_b[n - j]) for j in range(n + 1)]  # z = c - j, j >= 1
         d = gmpy2.mpz(self._d)
+        below = [int(pow_a[j] * pow_b[n - j]) for j in range(n, 0, -1)]  # z = c - j, j >= 1
         above = [int(d - pow_a[j + 1] * pow_b[n - 1 - j]) for j in range(n)]  # z = c + j < n
-        self._tables = (below, above)
+        self._tables = LeadingWords(below + above, low=0, high=self._d)
         return self._tables
 
     def _search(self, c: int, u: int) -> int:
@@ -175,17 +180,12 @@ class GeoSample(CountingSampler):
             self._searches += 1
             if self._searches > self._n // 8:
                 tables = self._build_tables()
+        steps = self.max_comparisons
         if not tables:
-            return bisect_cdf(lambda z: self._cdf(c, z), self._n, u)
-        below, above = tables
-        low, high = 0, self._n  # bisect_cdf over the tables: F(mid) for mid < n
-        while low < high:
-            mid = (low + high) >> 1
-            if (below[c - mid] if mid < c else above[mid - c]) >= u:
-                high = mid
-            else:
-                low = mid + 1
-        return low
+            # The same steps, each computing its F: fixed in number, not in time (powers).
+            return fixed_lower_bound(lambda z: self._cdf(c, z) < u, 0, self._n + 1, steps)
+        first = self._n - c  # the position of F(c, 0); position first + n (z = n) is not read
+        return tables.lower_bound(u, first, self._n + 1, steps) - first
 
     def accuracy(self, beta: object) -> int:
         """The ``a`` of Thm 4.7 i, ``ceil((2/eps~) ln(1/beta))``, computed exactly.

@@ -36,7 +36,6 @@ True
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from fractions import Fraction
 from math import comb, isqrt
 from typing import Any
@@ -53,7 +52,7 @@ from ..params import (
     short_int,
 )
 from ..resources import integer_bytes, require_memory
-from .base import bisect_cdf
+from .mixedsearch import BlockSearch
 
 __all__ = ["MAX_MOMENT", "MAX_UNIT_EPSILON", "MixedGeometric", "power_sum"]
 
@@ -125,8 +124,7 @@ class MixedGeometric:
         "_k",
         "_low",
         "_m_out",
-        "_mark_values",
-        "_marks",
+        "_search",
         "_sensitivity",
         "_t",
         "_total",
@@ -172,8 +170,7 @@ class MixedGeometric:
         self._build(precision, m, blocks)
         self._m_out = (high - low) + 2 * t + 1
         self._k = ((1 << g) - 1) * self._m_out
-        self._marks: list[int] = []  # built by the first search (O(sqrt t) CDF values)
-        self._mark_values: list[int] = []
+        self._search: BlockSearch | None = None  # built by the first search: O(sqrt t) values
         if not self.privacy_holds():  # pragma: no cover - the construction makes it hold
             raise ParameterError(f"epsilon: {short_fraction(eps)} is not certified for this noise")
 
@@ -257,8 +254,12 @@ class MixedGeometric:
 
     @property
     def max_comparisons(self) -> int:
-        """Two region tests and a binary search over ``2t + 1`` noise values."""
-        return 2 + (2 * self._t).bit_length()
+        """One region test, then fixed steps: among the block ends, then in one block.
+
+        Every draw makes the same steps (:mod:`.leading`); the checker's symbolic
+        draw is compared in those of its own region only.
+        """
+        return self._searcher().max_comparisons
 
     def _check_value(self, value: object) -> int:
         if type(value) is not int or not self._low <= value <= self._high:
@@ -292,37 +293,27 @@ class MixedGeometric:
         return self._invert(self._check_value(value), check_draw(u, self.d))
 
     def _invert(self, value: int, u: Any) -> int:
-        # k = o - (L - t); left of the noise the CDF is (k + 1) W, right of it (k + 1 + K) W.
-        w, k_mix, t = self._total, self._k, self._t
-        s = value - self._low
-        first = self._low - t
-        if u <= s * w:
-            return first + int(-(-u // w)) - 1
-        if u <= (s + 2 * t + 1 + k_mix) * w:
-            rest = u - s * w
-            # The least j in [0, 2t] with T(j) >= rest: first among the block ends (C
-            # bisect), then inside one block; the same j as one search over [0, 2t].
-            if not self._marks:
-                self._marks, self._mark_values = self._breakpoints()
-            i = bisect_left(self._mark_values, rest)
-            high = self._marks[i]
-            low = self._marks[i - 1] + 1 if i else 0
-            j = low + bisect_cdf(lambda k: self._t_value(low + k), high - low, rest)
-            return first + s + j
-        return first + int(-(-(u - k_mix * w) // w)) - 1
+        return self._low - self._t + self._searcher().invert(value - self._low, u)
+
+    def _searcher(self) -> BlockSearch:
+        if self._search is None:
+            self._search = BlockSearch(
+                t=self._t,
+                block=self._block,
+                rows=self._blocks,
+                rows_sum=self._blocks_sum,
+                cells_sum=self._cells_sum,
+                total=self._total,
+                half=self._half,
+                k=self._k,
+                d=self.d,
+                t_value=self._t_value,
+            )
+        return self._search
 
     def _t_value(self, j: int) -> int:
         """``T(j) = (j + 1) W + K C(j - t)``: the CDF at ``S - t + j``, less ``(S - L) W``."""
         return (j + 1) * self._total + self._k * self.noise_cdf(j - self._t)
-
-    def _breakpoints(self) -> tuple[list[int], list[int]]:
-        """The ``j`` where a block of the noise ends (and ``2t``), with their ``T(j)``."""
-        t, m = self._t, self._block
-        ends = {t - q * m - 1 for q in range(t // m + 1) if t - q * m - 1 >= 0}  # z < 0
-        ends |= {t + q * m + m - 1 for q in range(t // m + 1) if q * m + m - 1 < t}  # z >= 0
-        ends.add(2 * t)
-        marks = sorted(ends)
-        return marks, [self._t_value(j) for j in marks]
 
     def sample(self, value: int, rng: RandomSource | None = None) -> int:
         """One noisy value: one oracle call ``uniform(d)``."""
