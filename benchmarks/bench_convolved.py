@@ -198,7 +198,7 @@ def timing(quick: bool) -> None:
 
 def other_samplers(quick: bool) -> None:
     """Issue 41 item 4: the same measurement on the other samplers' searches (reported)."""
-    count = 100_000 if quick else 400_000
+    count = 100_000 if quick else 1_000_000
     rows = []
     n, c = 1000, 500
     geo = GeoSample(n, Fraction(1, 10))

@@ -11,7 +11,9 @@ add to it whenever a boundary is found unpinned.
 
 Left out because equivalent (no test can kill them): FastSample's
 ``shifted <= (high + 1) * dp`` as ``<`` (at equality the division that follows
-returns ``high`` too; the test exists to bound the quotient's range).
+returns ``high`` too; the test exists to bound the quotient's range), and its
+``F(high - 1)`` at ``t = 0``, ``(low - c - 1) d'``, as ``(low - c) d'`` (the draws between
+go to the one-position search, which answers ``c`` as the right region does).
 ``top_precision``'s constant ``r^2 (r + 2)`` as ``r (r + 2)``: the distance bound is
 far from tight (measured distances are 30 times below it), so no exact law can
 tell the two precisions apart; the bound is proved in ``proofs_notes/pmg.md``.
@@ -106,15 +108,15 @@ MUTATIONS = (
     Mutation(
         "finitedp/counting/leading.py",
         "def lower_bound",
-        "else values[p] < key",
-        "else values[p] <= key",
+        "if word is None or word in self._taken:",
+        "if word is None:",
         ("tests/test_leading.py",),
     ),
     Mutation(
         "finitedp/counting/leading.py",
         "def lower_bound",
-        "if half else first",
-        "if half else base",
+        "lambda p: values[p] < key",
+        "lambda p: values[p] <= key",
         ("tests/test_leading.py",),
     ),
     Mutation(
@@ -141,10 +143,11 @@ MUTATIONS = (
     Mutation(
         "finitedp/counting/mixedsearch.py",
         "def invert",
-        "block = min(i, len(ends) - 2)",
-        "block = min(i, len(ends) - 3)",
+        "in_right = rest > self._top",
+        "in_right = rest >= self._top",
         ("tests/test_aggregation.py",),
     ),
+
     Mutation(
         "finitedp/compact/histogram.py",
         "bits = ceil_log(",

@@ -143,7 +143,7 @@ def test_one_draw_per_sample_and_tapes_replay() -> None:
     out = [noise.sample(5, rec) for _ in range(20)]
     assert len(rec.tape) == 20 and all(d == noise.d for d, _ in rec.tape)
     assert [noise.sample(5, ReplaySource(rec.tape[i : i + 1])) for i in range(20)] == out
-    # One region test, then the steps among the block ends and in one block.
+    # Two region tests, then the steps among the block ends and in one block.
     assert 2 + (2 * noise.t).bit_length() <= noise.max_comparisons <= 4 + (2 * noise.t).bit_length()
 
 

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from finitedp.checker.symbolic import explore
 from finitedp.counting import FastSample, GeoSample
 from finitedp.counting.leading import LeadingWords, fixed_lower_bound, schedule, steps_for
+from finitedp.counting.mixedgeometric import MixedGeometric
+from finitedp.counting.mixedsearch import BlockSearch
 from finitedp.errors import ParameterError
 from finitedp.oracle import RandomSource
 
@@ -118,9 +120,12 @@ def test_geosample_reads_the_same_number_of_words_for_every_draw() -> None:
     assert isinstance(table, LeadingWords)
     recorder = _Recorder(table._words)
     table._words = recorder  # type: ignore[assignment]
-    for u in (1, g.cdf(20, 0), g.cdf(20, 20), g.cdf(20, 39) + 1, g.d):
+    # Draws inside their outputs' intervals: a draw equal to a CDF value shares its word
+    # and is searched among the values (the rare path, tested with few-bit words above).
+    for z in (0, 5, 20, 35, 40):
+        u = (g.cdf(20, z - 1) + g.cdf(20, z)) // 2 + 1
         recorder.read.clear()
-        assert g(20, u) == g.bisect_reference(20, u)
+        assert g(20, u) == g.bisect_reference(20, u) == z
         assert len(recorder.read) == g.max_comparisons
 
 
@@ -149,7 +154,8 @@ def test_fastsample_makes_the_same_steps_in_every_region() -> None:
     c = 150
     outputs = set()
     for z in (0, c - sampler.t - 1, c - 3, c, c + 3, c + sampler.t, 299, 300):
-        for u in (sampler.cdf(c, z - 1) + 1, sampler.cdf(c, z)):
+        lo, hi = sampler.cdf(c, z - 1), sampler.cdf(c, z)
+        for u in (lo + (hi - lo) // 3, hi - (hi - lo) // 3):  # inside: no tie of words
             recorder.read.clear()
             z_found = sampler(c, u)
             assert len(recorder.read) == sampler._steps
@@ -170,3 +176,31 @@ def test_fastsample_symbolic_paths_near_the_edges_are_intervals() -> None:
         assert is_inverse_cdf(sampler, c, paths)
         assert max(p.comparisons[0] for p in paths) <= sampler.max_comparisons
         assert sum(p.probability for p in paths) == Fraction(1)
+
+
+def test_mixed_geometric_makes_the_same_steps_in_every_region(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # gamma = 1/2: half the draws are the uniform's, most of them outside the noise.
+    noise = MixedGeometric(1, 2, 0, 40, gamma_bits=1)
+    search = noise._searcher()
+    steps: list[int] = []
+    original = BlockSearch.step_value
+
+    def counted(self: BlockSearch, j: int) -> object:
+        steps.append(j)
+        return original(self, j)
+
+    monkeypatch.setattr(BlockSearch, "step_value", counted)
+    recorder = _Recorder(search._words._words)
+    search._words._words = recorder  # type: ignore[assignment]
+    value = 20
+    first, last = noise.outputs
+    for o in (first, value - noise.t - 1, value - 2, value, value + noise.t, last):
+        lo, hi = noise.cdf(value, o - 1), noise.cdf(value, o)
+        for u in (lo + (hi - lo) // 3, hi - (hi - lo) // 3):  # inside: no tie of words
+            recorder.read.clear()
+            steps.clear()
+            assert noise(value, u) == o
+            assert len(recorder.read) == search._outer
+            assert len(steps) == search._inner

@@ -215,8 +215,8 @@ class FastSample(CountingSampler):
         self._k_mix = (gam.denominator - 1) * (n + 1)
         self._k_dp = self._k_mix * dp
         self._width = min(self._t, n)
-        # A search spans z in [max(c - t, 0), min(c + t, n)]: at most M + 1 positions.
-        self._steps = steps_for(min(2 * t, n) + 1)
+        # A search spans z in [max(c - t, 0), min(c + t, n)): at most M = min(2t, n) positions.
+        self._steps = steps_for(max(min(2 * t, n), 1))
         self._table: LeadingWords | _LazyTable = (
             LeadingWords(self._search_table(a, b), low=-(n + 1) * dp, high=self._d)
             if kept
@@ -263,14 +263,14 @@ class FastSample(CountingSampler):
 
     @property
     def max_comparisons(self) -> int:
-        """``2 + ceil(log2(M + 1))`` with ``M = min(2t, n)``: attained, so exact.
+        """``2 + max(ceil(log2(M)), 1)`` with ``M = min(2t, n)``: attained, so exact.
 
-        One test of the left stretch, a search of the ``M + 1`` positions
-        ``[c - t, c + t]`` within ``[0, n]`` in exactly ``ceil(log2(M + 1))`` steps
-        (:mod:`.leading`), then, past the table, one test of ``F(high)``.  A draw
-        outside the table's range is finished by one floor division.
+        Two region tests (left of ``c - t``, right of ``c + t``); in the table, a search
+        of its ``M`` positions in exactly ``ceil(log2(M))`` steps (:mod:`.leading`);
+        right of it, one test of ``F(high)``.  A draw outside the table's range is
+        finished by one floor division.
         """
-        return 2 + self._steps
+        return 2 + max(self._steps, 1)
 
     def _truncated(self, c: int, z: int) -> int:
         if z < 0:
@@ -306,20 +306,28 @@ class FastSample(CountingSampler):
         if not isinstance(table, LeadingWords):
             return self._search_lazy(table, c, u, low, high, offset)
         # Left of low F(z) = (z + 1) d'; from high on F(z) = (z + 1 + K) d' (F(n) = d
-        # included); in between, the table.  Every draw makes the same steps: the
-        # left test, the search, the test of F(high), two divisions.  A step whose
-        # answer is not needed works on d instead of u (never on the checker's draw).
+        # included); in between, the table.  Every draw makes the same steps: the two
+        # region tests, the search, the test of F(high), two divisions.  The search of a
+        # draw outside the table is keyed by a number that falls inside it: the same
+        # steps, and reads as varied as a table draw's (a key past either end would read
+        # one fixed path, which stays cached).  The checker's symbolic draw is replaced by
+        # d wherever its region does not need it: it meets its own region's comparisons.
         d = self._d
+        x = u - (c + 1) * dp
         in_left = u <= low * dp
-        i = table.lower_bound(
-            (d if in_left else u) - (c + 1) * dp, low + offset, high - low + 1, self._steps
-        )
-        in_right = not in_left and i == high + offset
-        shifted = (u if in_right else d) - self._k_dp
-        at_high = shifted <= (high + 1) * dp  # keeps the quotient within [high + 1, n]
-        right = (((high + 1) * dp if at_high else shifted) - 1) // dp
-        left = ((u if in_left else d) - 1) // dp
-        return (i - offset, right, left)[in_right + 2 * in_left]
+        in_right = x > (table.values[high - 1 + offset] if high > low else (low - c - 1) * dp)
+        spare = u if type(u) is int else d
+        # Outside the table, keys that fall inside its range: u (left), u - K d' (right).
+        # (Indexing with the tests, not `if`/`or`, so that no region skips an operation.)
+        outside = (spare - self._k_dp, spare)[in_left]
+        key = (x, outside)[in_left | in_right]
+        i = table.lower_bound(key, low + offset, max(high - low, 1), self._steps)
+        # One division answers both stretches: right of high, F(z) = (z + 1 + K) d', so
+        # the quotient of u less K is z.  Testing F(high) first keeps it within
+        # [high + 1, n] (and the checker's draw from branching inside high's interval).
+        at_high = (u if in_right else spare) - self._k_dp <= (high + 1) * dp
+        q = ((spare, u)[in_left | (in_right & (at_high ^ True))] - 1) // dp
+        return (i - offset, (q - self._k_mix, high)[at_high], q)[in_right + 2 * in_left]
 
     def _search_lazy(
         self, table: _LazyTable, c: int, u: int, low: int, high: int, offset: int

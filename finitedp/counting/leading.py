@@ -16,10 +16,12 @@ time in two ways, both measured (``benchmarks/bench_convolved.py --only others``
 :class:`LeadingWords` keeps, beside the sorted values, the leading bits of
 each one in a contiguous ``array`` of 64-bit words (8 bytes an entry, so a
 table of thousands fits in the first-level cache), and searches with a fixed
-number of steps.  A step compares the key's word with the entry's word; only
-when the two are equal (a chance of about ``2^-61`` for a uniform key) does it
-compare the full values.  The result is exactly the least position whose value
-is at least the key: words are ``floor(v / 2^s)`` plus a constant, monotone in ``v``.
+number of steps.  A step compares the key's word with the entry's word.  When
+the key's word is some entry's (one look in a hash set; a chance of about
+``2^-61`` an entry for a uniform key) the full values are compared instead.
+The result is exactly the least position whose value is at least the key:
+words are ``floor(v / 2^s)`` plus a constant, monotone in ``v``, so unequal
+words order their values.
 
 >>> table = LeadingWords([10, 20, 30], low=0, high=40, bits=3)
 >>> table.shift, [table.lower_bound(x, 0, 4, 2) for x in (5, 10, 11, 30, 31)]
@@ -101,7 +103,7 @@ class LeadingWords:
         ParameterError: the values are not sorted or leave ``[low, high]``.
     """
 
-    __slots__ = ("_bias", "_schedules", "_shift", "_values", "_words")
+    __slots__ = ("_bias", "_schedules", "_shift", "_taken", "_values", "_words")
 
     def __init__(
         self, values: Sequence[int], *, low: int, high: int, bits: int = WORD_BITS
@@ -119,7 +121,9 @@ class LeadingWords:
         self._bias = (1 << bits) - (low >> shift)
         self._values = values
         self._words = array("Q", [(v >> shift) + self._bias for v in values])
-        self._schedules: dict[tuple[int, int], tuple[int, ...]] = {}
+        # The words a key's may tie with; none when words are exact (shift 0).
+        self._taken = frozenset(self._words) if shift else frozenset()
+        self._schedules: dict[tuple[int, int], tuple[tuple[int, ...], int]] = {}
 
     @property
     def shift(self) -> int:
@@ -144,15 +148,22 @@ class LeadingWords:
         """
         plan = self._schedules.get((length, steps))
         if plan is None:
-            plan = self._schedules[length, steps] = schedule(length, steps)
-        words, values = self._words, self._values
-        if type(key) is not int:
+            halves = schedule(length, steps)
+            splits = tuple(h for h in halves if h)  # the zero halves come last
+            plan = self._schedules[length, steps] = (splits, len(halves) - len(splits))
+        values = self._values
+        word = (key >> self._shift) + self._bias if type(key) is int else None
+        if word is None or word in self._taken:
+            # A symbolic draw, or a key whose word is some value's when words are not
+            # exact (a chance of about 2^-61 a value for a uniform key): the values decide.
             return fixed_lower_bound(lambda p: values[p] < key, first, length, steps)
-        word = (key >> self._shift) + self._bias
-        base = first
-        for half in plan:  # fixed_lower_bound inlined: this is every sample's loop
-            p = base + half - 1 if half else first
-            w = words[p]
-            # Equal words (a chance of about 2^-61 for a uniform key): the values decide.
-            base += half * (w < word if w != word else values[p] < key)
+        # No value's word equals the key's, so a word comparison decides its values'.
+        # fixed_lower_bound, inlined (this is every sample's loop); the repeated
+        # questions are asked for their time only.
+        words, base = self._words, first
+        splits, repeats = plan
+        for half in splits:
+            base += half * (words[base + half - 1] < word)
+        for _ in range(repeats):
+            base += 0 * (words[first] < word)
         return base

@@ -254,7 +254,7 @@ class MixedGeometric:
 
     @property
     def max_comparisons(self) -> int:
-        """One region test, then fixed steps: among the block ends, then in one block.
+        """Two region tests, then fixed steps: among the block ends, then in one block.
 
         Every draw makes the same steps (:mod:`.leading`); the checker's symbolic
         draw is compared in those of its own region only.

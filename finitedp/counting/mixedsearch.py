@@ -8,9 +8,9 @@ With ``k = o - (L - t)`` the CDF, less ``(S - L) W``, is ``(k + 1) W`` left of
 the noise, ``(k + 1 + K) W`` right of it and ``T(j) = (j + 1) W + K C(j - t)``
 in between, ``0 <= j <= 2t``.  ``T`` is found among the block ends (their
 words, :mod:`.leading`) and then inside one block.  Every draw makes the same
-steps: the left test, both levels, two divisions; a step whose answer is not
-needed works on ``d`` instead of the draw, so the checker's symbolic draw
-meets the comparisons of its own region only.
+steps: the two region tests, both levels, two divisions; the checker's symbolic
+draw is replaced by ``d`` in the steps its region does not need, so it meets the
+comparisons of its own region only.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class BlockSearch:
         "_side",
         "_sign",
         "_t",
+        "_top",
         "_total",
         "_words",
     )
@@ -79,7 +80,8 @@ class BlockSearch:
         self._k_total = k * total
         self._ends = [-1, *marks]  # block i is (ends[i], ends[i + 1]]
         self._words = LeadingWords([t_value(j) for j in marks], low=-d, high=d)
-        self._outer = steps_for(len(marks) + 1)  # the ends, and past 2t
+        self._outer = steps_for(len(marks))  # 2t, the last end, qualifies
+        self._top = (2 * t + 1 + k) * total  # T(2t): past it, the right stretch
         self._inner = steps_for(max(b - a for a, b in zip(self._ends, marks, strict=False)))
         mpz = gmpy2.mpz
         # No product by 0 in a step (the first block's prefix sum is 0, which centre
@@ -94,8 +96,8 @@ class BlockSearch:
 
     @property
     def max_comparisons(self) -> int:
-        """The left test and the steps of the two levels: every draw makes them."""
-        return 1 + self._outer + self._inner
+        """The two region tests and the steps of the two levels: every draw makes them."""
+        return 2 + self._outer + self._inner
 
     def step_value(self, j: int) -> gmpy2.mpz:
         """``T(j)`` for ``0 <= j <= 2t``, by the same operations whatever ``j``."""
@@ -109,14 +111,19 @@ class BlockSearch:
 
     def invert(self, s: int, u: Any) -> int:
         """The least ``k`` in ``[0, M)`` whose CDF reaches ``u``, for ``S - L = s``."""
-        w, d, ends = self._total, self._d, self._ends
+        w, ends = self._total, self._ends
         in_left = u <= s * w
-        rest = (d if in_left else u) - s * w
-        i = self._words.lower_bound(rest, 0, len(ends), self._outer)  # len - 1: past 2t
-        in_right = not in_left and i == len(ends) - 1
-        block = min(i, len(ends) - 2)  # the right region's steps: in the last block
-        low, high = ends[block] + 1, ends[block + 1]
-        key = rest if not (in_left or in_right) else d
+        rest = u - s * w
+        in_right = rest > self._top
+        # Outside the noise the search is keyed by a number inside its range, u (left) or
+        # u - K W (right): the same steps and reads as varied as a noise draw's.  The
+        # checker's symbolic draw is replaced by d there (its own region's comparisons
+        # only).  Indexing with the tests, not `if`/`or`: no region skips an operation.
+        spare = u if type(u) is int else self._d
+        outside = (spare - self._k_total, spare)[in_left]
+        key = (rest, outside)[in_left | in_right]
+        i = self._words.lower_bound(key, 0, len(ends) - 1, self._outer)
+        low, high = ends[i] + 1, ends[i + 1]
         if type(key) is int:
             key = gmpy2.mpz(key)  # once, not at each comparison
         step_value = self.step_value
@@ -125,6 +132,6 @@ class BlockSearch:
             return bool(step_value(j) < key)
 
         j = fixed_lower_bound(below, low, high - low + 1, self._inner)
-        right = ((u if in_right else d) - self._k_total - 1) // w
-        left = ((u if in_left else d) - 1) // w
+        right = ((u if in_right else spare) - self._k_total - 1) // w
+        left = ((u if in_left else spare) - 1) // w
         return (s + j, right, left)[in_right + 2 * in_left]
