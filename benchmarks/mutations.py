@@ -147,7 +147,6 @@ MUTATIONS = (
         "in_right = rest >= self._top",
         ("tests/test_aggregation.py",),
     ),
-
     Mutation(
         "finitedp/compact/histogram.py",
         "bits = ceil_log(",

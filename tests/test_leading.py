@@ -73,7 +73,7 @@ def test_the_questions_are_fixed_in_number_and_repeated_ones_ask_the_first() -> 
     assert fixed_lower_bound(less, 3, 9, 6) == 5
     assert len(asked) == 6 and asked[4:] == [3, 3]  # two repeated questions, about `first`
     assert schedule(9, 6) == (4, 2, 1, 1, 0, 0)
-    with pytest.raises(ParameterError, match="steps: got 2; 1 more are needed"):
+    with pytest.raises(ParameterError, match="steps: got 2; a search over 5 positions needs 3"):
         schedule(5, 2)
     with pytest.raises(ParameterError, match="sorted"):
         LeadingWords([3, 1], low=0, high=4)

@@ -47,7 +47,7 @@ from ..params import (
 from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
 from .base import CountingSampler, require_sampling_time
-from .leading import LeadingWords, steps_for
+from .leading import ENTRY_BYTES, LeadingWords, steps_for
 
 __all__ = ["FastSample", "d_bits_bound", "fastsample_plan", "paper_threshold", "tight_threshold"]
 
@@ -196,8 +196,9 @@ class FastSample(CountingSampler):
             copies=SAMPLE_COPIES,
         )
         width = min(t, n)
-        # Each entry: its value and its 64-bit word (:mod:`.leading`); else computed when searched.
-        kept = 2 * width * (bits + 64) <= 8 * MAX_TABLE_BYTES
+        # Each entry: its value, its word and hash-set slot (:mod:`.leading`); else each
+        # entry is computed when searched.
+        kept = 2 * width * (bits // 8 + 28 + ENTRY_BYTES) <= MAX_TABLE_BYTES
         require_sampling_time(
             bits,
             CONSTRUCTION_PASSES + (2 * width if kept else 0),

@@ -37,7 +37,7 @@ from .base import (
     require_sampling_time,
 )
 from .geometric import GeometricMechanism
-from .leading import LeadingWords, fixed_lower_bound
+from .leading import ENTRY_BYTES, LeadingWords, fixed_lower_bound
 
 __all__ = ["GEO_TABLE_BYTES", "GeoSample"]
 
@@ -47,7 +47,7 @@ GEO_TABLE_BYTES = 64 << 20
 
 def _tables_fit(n: int, bits: int) -> bool:
     """Whether ``2n`` CDF values of ``bits`` bits and their words fit in :data:`GEO_TABLE_BYTES`."""
-    return 2 * (n + 1) * (bits // 8 + 56) <= GEO_TABLE_BYTES
+    return 2 * (n + 1) * (bits // 8 + 28 + ENTRY_BYTES) <= GEO_TABLE_BYTES
 
 
 class GeoSample(CountingSampler):

@@ -36,11 +36,22 @@ from typing import Any
 
 from ..errors import ParameterError
 
-__all__ = ["WORD_BITS", "LeadingWords", "fixed_lower_bound", "schedule", "steps_for"]
+__all__ = [
+    "ENTRY_BYTES",
+    "WORD_BITS",
+    "LeadingWords",
+    "fixed_lower_bound",
+    "schedule",
+    "steps_for",
+]
 
 #: The bits of a value kept in its word: words lie in ``[2^62, 2^63)`` (one bias bit),
 #: so every word is a Python int of the same number of digits.
 WORD_BITS = 62
+
+#: Bytes an entry costs beyond its value: a list slot, its word, and the word in the
+#: hash set of :class:`LeadingWords` (an int object and its slots).
+ENTRY_BYTES = 130
 
 
 def steps_for(length: int) -> int:
@@ -68,13 +79,15 @@ def schedule(length: int, steps: int) -> tuple[int, ...]:
     Raises:
         ParameterError: fewer than ``steps_for(length)`` steps.
     """
+    if steps < steps_for(length):
+        raise ParameterError(
+            f"steps: got {steps}; a search over {length} positions needs {steps_for(length)}"
+        )
     halves = []
     for _ in range(steps):
         half = length >> 1
         halves.append(half)
         length -= half
-    if length != 1:
-        raise ParameterError(f"steps: got {steps}; {steps_for(length)} more are needed")
     return tuple(halves)
 
 
