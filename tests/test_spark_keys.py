@@ -189,3 +189,50 @@ def test_the_distinct_keys_stop_at_the_memory_limit(
         list(keys._distinct(iter(rows), "the distinct keys", "f"))
     with opened_input(str(files["csv"]), "csv") as source:  # a few keys: far below it
         assert keys.file_stream(source, "city", parse_universe("utf8:12")).n == 2400
+
+
+def _both(
+    csv: Path, flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> list[tuple[int, str, str]]:
+    argv = ["release", str(csv), *flags, "--epsilon", "1", "--seed", "e1", "--quiet"]
+    return [run([*argv, "--engine", engine], capsys) for engine in ("duckdb", "spark")]
+
+
+def test_an_empty_key_field_is_the_empty_string_on_both_engines(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Spark reads an empty field as a null by default; read as DuckDB reads it, a quoted
+    # and an unquoted empty field are both the empty string, a key utf8:8 accepts.
+    csv = tmp_path / "empty.csv"
+    csv.write_text('city,amount\nLima,1\n,2\n"",3\nOslo,1\n', encoding="utf-8")
+    for flags in (
+        ["--column", "city", "--universe", "utf8:8"],
+        ["--column", "city", "--universe", "utf8:8", *OPTIONS["pmg"], "--mechanism", "pmg"],
+    ):
+        (code, duck, err), (code_s, sparked, err_s) = _both(csv, flags, capsys)
+        assert code == code_s == 0, err + err_s
+        documents = [json.loads(out) for out in (duck, sparked)]
+        assert documents[0].pop("engine") == "duckdb" and documents[1].pop("engine") == "spark"
+        assert documents[0] == documents[1]
+
+
+@pytest.mark.parametrize("row", ["Bern,1,extra", "Bern"])
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--column", "city", "--universe", "utf8:8"],
+        ["--mechanism", "vector-laplace", "--columns", "amount", "--bounds", "0:4", "--grid", "1"],
+    ],
+)
+def test_a_row_with_more_or_fewer_fields_is_refused_by_both_engines(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], row: str, flags: list[str]
+) -> None:
+    # Spark would cut a long row and pad a short one with a null; FAILFAST refuses both,
+    # as DuckDB's reader does, wherever the job that reads the row runs.
+    csv = tmp_path / "ragged.csv"
+    csv.write_text(f"city,amount\nLima,1\n{row}\nOslo,1\n", encoding="utf-8")
+    (code, out, err), (code_s, out_s, err_s) = _both(csv, flags, capsys)
+    assert code == code_s == 2 and out == out_s == "", err + err_s
+    assert "Traceback" not in err + err_s
+    assert "line 3" in err, err
+    assert "more or fewer fields than the header" in err_s and row in err_s, err_s

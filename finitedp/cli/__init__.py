@@ -108,3 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = f" {error.filename}" if getattr(error, "filename", None) else ""
         say(f"finitedp {command}: input/output error{name}: {error.strerror or error}")
         return 2
+    except Exception as error:
+        # A bad CSV row refused inside a Spark job surfaces wherever the job ran.
+        from ..spark.columns import spark_refusal  # no pyspark import
+
+        refusal = spark_refusal(error)
+        if refusal is None:
+            raise
+        say(f"finitedp {command}: {refusal}")
+        return 2

@@ -28,7 +28,7 @@ from ..io.numeric import IntegerGrid, NumericColumn
 from ..selection.grid import Grid
 from ..statistics import GridCounts
 
-__all__ = ["SparkStatistics", "read_frame", "spark_session"]
+__all__ = ["CSV_NULL", "SparkStatistics", "read_frame", "spark_refusal", "spark_session"]
 
 #: Spark's integer types, by their ``simpleString``: read as integers in Spark.
 INTEGER_TYPES = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -262,16 +262,58 @@ def spark_session() -> Any:
     return SparkSession.builder.appName("finitedp").getOrCreate()
 
 
+#: Spark reads a CSV field equal to ``nullValue`` as a null, by default an empty one.  A
+#: NUL byte instead: a quoted empty field (``""``) is then the empty string, as DuckDB
+#: reads it.
+CSV_NULL = "\u0000"
+
+
 def read_frame(path: str, kind: str) -> Any:
     """The DataFrame ``spark.read`` makes of a CSV (header row, every field a string) or
     Parquet file, in :func:`spark_session`.
+
+    A CSV file is read as DuckDB's reader reads it: a row with more or fewer fields than
+    the header is refused (``FAILFAST``, where Spark would pad or cut it; see
+    :func:`spark_refusal`), and an empty field, quoted or not, is the empty string.
 
     Raises:
         ParameterError: pyspark is not installed, or a text file (``--format text``).
     """
     if kind not in ("csv", "parquet"):
         raise ParameterError(f"--engine spark: reads CSV and Parquet files, not --format {kind}")
-    reader = spark_session().read
+    session = spark_session()
+    reader = session.read
     if kind == "parquet":
         return reader.parquet(path)
-    return reader.csv(path, header=True, inferSchema=False, enforceSchema=False)
+    # With column pruning (the default) Spark parses only the columns a job selects and
+    # lets a ragged row through; every field is parsed, as DuckDB's reader does.
+    session.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
+    frame = reader.csv(
+        path,
+        header=True,
+        inferSchema=False,
+        enforceSchema=False,
+        mode="FAILFAST",
+        nullValue=CSV_NULL,
+    )
+    # An unquoted empty field is still a null to Spark; FAILFAST leaves it the only one.
+    return frame.na.fill("")
+
+
+#: What Spark's message says of a CSV row FAILFAST refused.
+_MALFORMED = "Malformed CSV record: "
+
+
+def spark_refusal(error: BaseException) -> ParameterError | None:
+    """A CSV row Spark refused while it ran (:func:`read_frame`), as a ``ParameterError``.
+
+    Spark raises it from the Java side when a job reads the row, wherever that is; the
+    command line asks this of any other error (``None``: not one).
+    """
+    if type(error).__name__ != "Py4JJavaError" or _MALFORMED not in str(error):
+        return None
+    record = str(error).split(_MALFORMED, 1)[1].split("\n", 1)[0]
+    record = record.split(" SQLSTATE", 1)[0]
+    return ParameterError(
+        f"a CSV row with more or fewer fields than the header: {record[:80]!r} (Spark)"
+    )
