@@ -15,10 +15,12 @@ which restores pure privacy (Lemma 3.2).  With ``alpha = a/b``,
 
 Search.  ``F`` is ``(z + 1) d'`` left of ``c - t`` and ``(z + 1 + K) d'`` from
 ``min(c + t, n)`` on, so those stretches are inverted by one floor division,
-and only the ``<= 2t`` values in between are searched, by bisection over a
-table ``T[j] = j d' + K F'(c + j)`` that does not depend on ``c``.  The result
-is the same function ``u -> min{z : F(z) >= u}`` as BV's binary search over
-``[0, n]`` (``bisect_reference``); the checker proves it path by path.
+and only the ``<= 2t`` values in between are searched, in fixed steps over the
+leading words of a table ``T[j] = j d' + K F'(c + j)`` that does not depend on
+``c`` (:mod:`.leading`).  Every draw takes the steps of all three regions, so the
+time does not tell them apart (proofs_notes/fastsample.md).  The result is the
+same function ``u -> min{z : F(z) >= u}`` as BV's binary search over ``[0, n]``
+(``bisect_reference``); the checker proves it path by path.
 
 >>> s = FastSample(10, 1, "1/2")
 >>> s.k, s.t, s.d == 11 * s.d_prime * 2
