@@ -236,3 +236,18 @@ def test_a_row_with_more_or_fewer_fields_is_refused_by_both_engines(
     assert "Traceback" not in err + err_s
     assert "line 3" in err, err
     assert "more or fewer fields than the header" in err_s and row in err_s, err_s
+
+
+def test_only_a_refused_csv_row_becomes_a_refusal() -> None:
+    from finitedp.spark.columns import spark_refusal
+
+    class Py4JJavaError(Exception):  # the name py4j gives Java's errors
+        pass
+
+    java = Py4JJavaError(
+        "...\nCaused by: [MALFORMED_CSV_RECORD] Malformed CSV record: a,b,c SQLSTATE"
+    )
+    refusal = spark_refusal(java)
+    assert refusal is not None and "'a,b,c'" in str(refusal)
+    assert spark_refusal(Py4JJavaError("OutOfMemoryError")) is None
+    assert spark_refusal(ValueError("Malformed CSV record: a")) is None

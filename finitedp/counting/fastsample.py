@@ -310,7 +310,7 @@ class FastSample(CountingSampler):
             return self._search_lazy(table, c, u, low, high, offset)
         # Left of low F(z) = (z + 1) d'; from high on F(z) = (z + 1 + K) d' (F(n) = d
         # included); in between, the table.  Every draw makes the same steps: the two
-        # region tests, the search, the test of F(high), two divisions.  The search of a
+        # region tests, the search, the test of F(high), one division.  The search of a
         # draw outside the table is keyed by a number that falls inside it: the same
         # steps, and reads as varied as a table draw's (a key past either end would read
         # one fixed path, which stays cached).  The checker's symbolic draw is replaced by
