@@ -171,8 +171,7 @@ def test_an_explicit_ratio_is_checked_against_the_budget() -> None:
 @pytest.mark.parametrize(("n", "epsilon", "noise"), [(6, 1, "paper"), (9, "1/3", "tight")])
 def test_cdf_tables_search_exactly_as_the_reference(n: int, epsilon: object, noise: str) -> None:
     """The kept tables give the same sample for every count at every CDF boundary."""
-    g = GeoSample(n, epsilon, noise=noise)
-    assert g._tables is None
+    g = GeoSample(n, epsilon, noise=noise)  # n < 8: one search is more than n/8, built now
     g._build_tables()
     assert g._tables
     for c in range(n + 1):
@@ -193,6 +192,8 @@ def test_cdf_tables_are_built_after_n_over_8_searches_and_only_when_they_fit(
     assert g._tables is None  # 10 = n/8 searches: not yet
     g(40, 1)
     assert g._tables
+    told = GeoSample(80, 1, samples=11)  # more than n/8 searches announced: built at once
+    assert told._tables and told(40, 1) == g(40, 1)
     monkeypatch.setattr(geosample, "GEO_TABLE_BYTES", 1000)
     small = GeoSample(80, 1)
     small._build_tables()

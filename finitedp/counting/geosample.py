@@ -66,7 +66,8 @@ class GeoSample(CountingSampler):
             ``1/(1 + e)``); its ``b/a <= e^(eps/2)`` is decided exactly.
         samples, empty: the searches and the empty bins' samples the caller means to
             draw; the constructor refuses at once when they and the set-up are
-            estimated above the time budget (:mod:`finitedp.resources`).
+            estimated above the time budget (:mod:`finitedp.resources`).  More than
+            ``n/8`` searches build the CDF table at once (see :meth:`_build_tables`).
 
     Raises:
         ParameterError: a parameter out of range; FloatParameterError: a float.
@@ -106,7 +107,8 @@ class GeoSample(CountingSampler):
         # A search computes F at each comparison: a power of b, about half a pass.
         searches = (ceil_log2_int(n + 1) + 1) // 2
         setup = 2  # d
-        if _tables_fit(n, bits) and samples > n // 8:
+        eager = samples > n // 8
+        if _tables_fit(n, bits) and eager:
             # After n/8 searches the tables (2n products) leave only the draws.
             setup, samples, empty = setup + 2 * (n + 1), n // 8, empty + samples - n // 8
         cause = f"n = {n}, epsilon = {short_fraction(eps)}"
@@ -118,6 +120,10 @@ class GeoSample(CountingSampler):
         # None: not built yet; (): too large to keep (GEO_TABLE_BYTES).
         self._tables: LeadingWords | tuple[()] | None = None
         self._searches = 0
+        if eager:
+            # The caller means to search more than the table costs: build it now, so that
+            # every search, the first ones too, takes the table's fixed steps.
+            self._build_tables()
 
     @property
     def max_comparisons(self) -> int:
