@@ -399,10 +399,10 @@ class ConvolvedGaussian:
         b = probability(beta, "beta")
         if self._n == 0:
             return least_tail(self._top_weights, b)
-        low, high = -1, self.radius  # tail_bound(high) = 0 <= beta; low is below every answer
+        low, high = -1, self.radius  # tail_within(high); low is below every answer
         while high - low > 1:
             mid = (low + high) // 2
-            if self.tail_bound(mid) <= b:
+            if self.tail_within(mid, b):
                 high = mid
             else:
                 low = mid

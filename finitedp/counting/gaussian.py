@@ -424,15 +424,14 @@ class DiscreteGaussian:
             ParameterError: ``beta`` outside ``(0, 1)``.
         """
         b = probability(beta, "beta")
-        total, r = self._total, self._radius
-        # Pr[|Z| > a] = 2 (W - cdf(a)) / W, falling in a and 0 at a = R.
-        return least_such_that(lambda a: a >= r or 2 * (total - self.cdf(a)) <= b * total, 0)
+        return least_such_that(lambda a: self.tail_within(a, b), 0)
 
     def tail_within(self, a: int, beta: Fraction) -> bool:
         """Whether ``Pr[|Z| > a] <= beta``: ``accuracy(beta) <= a`` from one look at the table
         (the tail falls in ``a``), for a caller that only compares the accuracy."""
         if a < 0:
             return False
+        # Pr[|Z| > a] = 2 (W - cdf(a)) / W, falling in a and 0 at a = R.
         total = self._total
         return a >= self._radius or 2 * (total - self.cdf(a)) <= beta * total
 

@@ -307,13 +307,8 @@ class MixedGeometric:
                 half=self._half,
                 k=self._k,
                 d=self.d,
-                t_value=self._t_value,
             )
         return self._search
-
-    def _t_value(self, j: int) -> int:
-        """``T(j) = (j + 1) W + K C(j - t)``: the CDF at ``S - t + j``, less ``(S - L) W``."""
-        return (j + 1) * self._total + self._k * self.noise_cdf(j - self._t)
 
     def sample(self, value: int, rng: RandomSource | None = None) -> int:
         """One noisy value: one oracle call ``uniform(d)``."""

@@ -15,7 +15,6 @@ comparisons of its own region only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import gmpy2
@@ -35,7 +34,6 @@ class BlockSearch:
         cells_sum: ``v(0) + ... + v(r - 1)`` for ``r = 0..m``.
         total, half, k: ``W``, ``w(0) + ... + w(t)``, and ``K``.
         d: the draw's domain.
-        t_value: ``T(j)``, the reference (for the block ends' words).
     """
 
     __slots__ = (
@@ -69,7 +67,6 @@ class BlockSearch:
         half: int,
         k: int,
         d: int,
-        t_value: Callable[[int], int],
     ) -> None:
         m = block
         ends = {t - q * m - 1 for q in range(t // m + 1) if t - q * m - 1 >= 0}  # z < 0
@@ -79,7 +76,6 @@ class BlockSearch:
         self._t, self._block, self._d, self._total, self._k = t, m, d, total, k
         self._k_total = k * total
         self._ends = [-1, *marks]  # block i is (ends[i], ends[i + 1]]
-        self._words = LeadingWords([t_value(j) for j in marks], low=-d, high=d)
         self._outer = steps_for(len(marks))  # 2t, the last end, qualifies
         self._top = (2 * t + 1 + k) * total  # T(2t): past it, the right stretch
         self._inner = steps_for(max(b - a for a, b in zip(self._ends, marks, strict=False)))
@@ -93,6 +89,7 @@ class BlockSearch:
         # C(z) = (W - half) + up_to(z) for z >= 0, half - up_to(-z - 1) for z < 0.
         self._side = (mpz(total - half), mpz(half))
         self._sign = (mpz(1), mpz(-1))
+        self._words = LeadingWords([int(self.step_value(j)) for j in marks], low=-d, high=d)
 
     @property
     def max_comparisons(self) -> int:

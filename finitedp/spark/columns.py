@@ -275,6 +275,8 @@ def read_frame(path: str, kind: str) -> Any:
     A CSV file is read as DuckDB's reader reads it: a row with more or fewer fields than
     the header is refused (``FAILFAST``, where Spark would pad or cut it; see
     :func:`spark_refusal`), and an empty field, quoted or not, is the empty string.
+    For the first, every field is parsed: this sets the session's
+    ``spark.sql.csv.parser.columnPruning.enabled`` to ``false``.
 
     Raises:
         ParameterError: pyspark is not installed, or a text file (``--format text``).
