@@ -11,7 +11,8 @@ state.  Sources provided here:
   keystream keyed from the OS; :class:`SystemRandomSource` -- the same mapping
   on ``os.urandom`` (both in :mod:`finitedp.systemsource`, re-exported here).
 * :class:`SeededSource` -- a deterministic stream (SHAKE-256 of a seed),
-  specified exactly in ``SPEC.md`` so other languages can reproduce it.
+  specified exactly in ``SPEC.md`` so other languages can reproduce it
+  (in :mod:`finitedp.seededsource`, re-exported here).
   **Not for production**: anyone who knows the seed knows every draw.
 * :class:`RecordingSource` -- wraps another source and keeps the tape of
   ``(d, u)`` pairs.
@@ -37,15 +38,15 @@ draw, so it reveals nothing about the data or the output.
 
 from __future__ import annotations
 
-import hashlib
 import numbers
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from .errors import OracleError, ParameterError, TapeError
+from .errors import OracleError, TapeError
 from .params import short_int
 from .prefixdraw import PrefixBatch, PrefixDraw
+from .seededsource import SeededSource
 from .systemsource import RESEED_BYTES, ChaChaSource, SystemRandomSource, check_domain
 
 __all__ = [
@@ -79,103 +80,6 @@ class RandomSource(Protocol):
     def uniform(self, d: int) -> int:
         """Return a uniform integer in ``[1, d]``."""
         ...
-
-
-class SeededSource:
-    """A deterministic, reproducible source: SHAKE-256 of a seed.  Not for production.
-
-    The byte stream is the SHAKE-256 extendable output of ``seed``, read from
-    the start.  ``uniform(d)`` returns 1 without reading when ``d == 1``;
-    otherwise with ``k = bitlength(d - 1)`` and ``B = ceil(k / 8)`` it reads
-    the next ``B`` bytes, takes them as a big-endian integer modulo ``2^k``,
-    and returns that value plus one if it is below ``d``; if not, it reads the
-    next ``B`` bytes and tries again.
-
-    Anyone who knows the seed can reproduce every draw, so a release made
-    with this source is not private against them.
-
-    >>> a, b = SeededSource(b"seed"), SeededSource("73656564")  # the same seed
-    >>> [a.uniform(100) for _ in range(4)] == [b.uniform(100) for _ in range(4)]
-    True
-    """
-
-    __slots__ = ("_buffer", "_position", "_seed")
-
-    def __init__(self, seed: bytes | str) -> None:
-        """Args:
-        seed: the seed, as bytes or as a hexadecimal string.
-
-        Raises:
-            OracleError: a string seed that is not hexadecimal.
-        """
-        if isinstance(seed, str):
-            try:
-                seed = bytes.fromhex(seed)
-            except ValueError:
-                shown = repr(seed) if len(seed) <= 40 else f"{seed[:40]!r}..."
-                digits = set("0123456789abcdefABCDEF")
-                if all(c in digits for c in seed) and len(seed) % 2:
-                    why = f"it has {len(seed)} hex digits; write whole bytes (an even number)"
-                else:
-                    why = "a string seed must be hexadecimal (two digits per byte)"
-                message = f"seed: got {shown}; {why}"
-                raise OracleError(message) from None
-        if not isinstance(seed, bytes):
-            raise OracleError(f"seed: got {type(seed).__name__}; use bytes or a hex string")
-        self._seed = seed
-        self._buffer = b""
-        self._position = 0
-
-    @property
-    def seed(self) -> bytes:
-        """The seed this source was made from."""
-        return self._seed
-
-    def _read(self, count: int) -> bytes:
-        end = self._position + count
-        if end > len(self._buffer):
-            # SHAKE output of length L is a prefix of output of any longer length,
-            # so regrowing geometrically keeps the cost linear in what is read.
-            length = max(end, 2 * len(self._buffer), 256)
-            self._buffer = hashlib.shake_256(self._seed).digest(length)
-        chunk = self._buffer[self._position : end]
-        self._position = end
-        return chunk
-
-    def uniform(self, d: int) -> int:
-        """Return the next value of the seeded stream mapped to ``[1, d]``."""
-        d = check_domain(d)
-        if d == 1:
-            return 1
-        k = (d - 1).bit_length()
-        mask = (1 << k) - 1
-        width = (k + 7) // 8
-        while True:
-            x = int.from_bytes(self._read(width), "big") & mask
-            if x < d:
-                return x + 1
-
-    def uniform_many_words(self, d: int, count: int) -> Any:
-        """``count`` calls ``uniform(d)`` for ``d = 2^(64 w)``, each ``u - 1`` as ``w``
-        64-bit words, least significant first (a ``count x w`` ``uint64`` array).
-
-        The same bytes and values as the calls one by one: each reads ``8 w`` bytes,
-        never rejected, whose big-endian value is ``u - 1``; numpy reverses them.
-
-        Raises:
-            ParameterError: ``d`` is not a power of ``2^64``.
-        """
-        import numpy
-
-        words = (d.bit_length() - 1) // 64
-        if words < 1 or d != 1 << (64 * words):
-            raise ParameterError(f"d: got a {d.bit_length()}-bit number; a power of 2^64 is needed")
-        data = numpy.frombuffer(self._read(8 * words * count), dtype=numpy.uint8)
-        rows = data.reshape(count, 8 * words)[:, ::-1]  # big-endian u - 1, little-endian now
-        return numpy.ascontiguousarray(rows).view("<u8").reshape(count, words)
-
-    def __repr__(self) -> str:
-        return f"SeededSource({self._seed.hex()!r})"
 
 
 class RecordingSource:
