@@ -238,16 +238,25 @@ def test_a_row_with_more_or_fewer_fields_is_refused_by_both_engines(
     assert "more or fewer fields than the header" in err_s and row in err_s, err_s
 
 
-def test_only_a_refused_csv_row_becomes_a_refusal() -> None:
-    from finitedp.spark.columns import spark_refusal
+def test_spark_errors_become_one_line_refusals() -> None:
+    from finitedp.spark.session import spark_refusal
 
     class Py4JJavaError(Exception):  # the name py4j gives Java's errors
         pass
 
+    Py4JJavaError.__module__ = "py4j.protocol"
     java = Py4JJavaError(
         "...\nCaused by: [MALFORMED_CSV_RECORD] Malformed CSV record: a,b,c SQLSTATE"
     )
     refusal = spark_refusal(java)
     assert refusal is not None and "'a,b,c'" in str(refusal)
-    assert spark_refusal(Py4JJavaError("OutOfMemoryError")) is None
+    # Any other error of Spark's: its deepest cause, without the Java class name.
+    other = spark_refusal(
+        Py4JJavaError(
+            "An error occurred while calling o1.csv.\n: org.apache.spark.SparkException: "
+            "outer\n\tat x\nCaused by: java.io.IOException: the footer is wrong\n\tat y"
+        )
+    )
+    assert other is not None and str(other) == "Spark cannot read it: the footer is wrong"
     assert spark_refusal(ValueError("Malformed CSV record: a")) is None
+    assert spark_refusal(KeyError("x")) is None

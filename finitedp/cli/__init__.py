@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import sys
 from collections.abc import Sequence
 
@@ -109,11 +110,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(f"finitedp {command}: input/output error{name}: {error.strerror or error}")
         return 2
     except Exception as error:
-        # A bad CSV row refused inside a Spark job surfaces wherever the job ran.
-        from ..spark.columns import spark_refusal  # no pyspark import
+        # Spark's errors (a bad CSV row, a corrupt file) surface wherever its job ran.
+        from ..spark.session import spark_refusal  # no pyspark import
 
         refusal = spark_refusal(error)
         if refusal is None:
             raise
-        say(f"finitedp {command}: {refusal}")
+        name = str(getattr(args, "input", "") or "") if command else ""
+        # Spark names the plain-named link a file may be read through (io/inputs.py).
+        said = re.sub(r"(file:)?/\S*/finitedp-input-[^/\s]+/input\.\w+", name, str(refusal))
+        say(f"finitedp {command}: {name + ': ' if name else ''}{said}")
         return 2

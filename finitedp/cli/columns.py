@@ -300,7 +300,7 @@ def _statistics(
     from ..spark import SparkStatistics, read_frame  # pyspark only when asked for
 
     progress.phase(f"reading {source.name} with Spark")
-    return SparkStatistics(read_frame(source.path, source.kind), columns, clamp)
+    return SparkStatistics(read_frame(source), columns, clamp)
 
 
 def _baskets(
@@ -327,7 +327,7 @@ def _rows(
         from ..spark import SparkRows, read_frame  # pyspark only when asked for
 
         progress.phase(f"reading {source.name} with Spark")
-        rows: RowStatistics = SparkRows(read_frame(source.path, source.kind), columns, clamp)
+        rows: RowStatistics = SparkRows(read_frame(source), columns, clamp)
     else:
         rows = duckdb_rows(source, columns, progress, clamp)
     rows.column_sums()  # every value checked (a refused one named by its row or line), and n

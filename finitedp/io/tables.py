@@ -22,32 +22,31 @@ that error path); Parquet errors name the row.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import csv
 import io
 import os
-import stat
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from ..errors import ParameterError
-from ..resources import MEMORY_ENV, describe_bytes, max_memory
 from .files import UTF8_BOM, csv_fields, decode_utf8, header_positions, read_bytes
+from .inputs import InputFile, opened_input
 
 __all__ = [
     "BATCH_ROWS",
+    "CSV_NULL",
     "DUCKDB_MEMORY_LIMIT",
     "CodedColumn",
     "InputFile",
+    "check_csv_text",
     "coded_column",
     "connect",
     "count_labels",
+    "csv_relation",
     "labels_in_order",
     "literal",
     "null_row",
@@ -63,117 +62,6 @@ DUCKDB_MEMORY_LIMIT = "1GB"
 
 #: Rows fetched from DuckDB at a time when a column is streamed in order.
 BATCH_ROWS = 1 << 16
-
-
-@dataclass(frozen=True)
-class InputFile:
-    """A readable input: ``path`` on disk (a copy of standard input for ``-``).
-
-    Attributes:
-        path: the file DuckDB or the line reader opens (it may be read twice).
-        name: the name messages use (``<stdin>`` for ``-``).
-        kind: ``"csv"``, ``"parquet"`` or ``"text"``.
-    """
-
-    path: str
-    name: str
-    kind: str
-
-
-@contextlib.contextmanager
-def opened_input(path: str, kind: str) -> Iterator[InputFile]:
-    """The input ``path``, to be read from exactly that path and nothing else.
-
-    * ``-`` (standard input) and any file that is not a regular file (a pipe, a
-      FIFO, ``/dev/stdin``, a character device) are copied once to a temporary file:
-      the header, DuckDB and an error's diagnosis each read the file again, and a
-      pipe can be read only once.  The copy stops with a refusal past the memory
-      limit (:func:`finitedp.resources.max_memory`), so an endless device ends.
-    * A name DuckDB would expand (glob characters ``* ? [ ] { }``, a leading ``~``,
-      a URL scheme ``://``) is handed to DuckDB through a temporary symbolic link with
-      a plain name, so the file read is the one named, literally.
-
-    Raises:
-        ParameterError: the file cannot be read (the message names it and says why),
-            or a stream is longer than the limit.
-    """
-    if path == "-":
-        if sys.stdin is None:
-            raise ParameterError("-: standard input is closed; give the data on it or a file")
-        with _copied(sys.stdin.buffer, "<stdin>", kind) as source:
-            yield source
-        return
-    try:
-        with open(path, "rb") as probe:
-            if Path(path).is_dir():
-                raise IsADirectoryError(21, "Is a directory")
-            if not stat.S_ISREG(os.fstat(probe.fileno()).st_mode):
-                with _copied(probe, path, kind) as source:
-                    yield source
-                return
-    except OSError as error:
-        raise ParameterError(f"{path}: cannot read it: {error.strerror or error}") from None
-    if not _plain(path):
-        with tempfile.TemporaryDirectory(prefix="finitedp-input-") as folder:
-            link = os.path.join(folder, "input" + Path(path).suffix.replace("*", ""))
-            os.symlink(os.path.abspath(path), link)
-            yield InputFile(link, path, kind)
-        return
-    yield InputFile(path, path, kind)
-
-
-def _plain(path: str) -> bool:
-    """Whether DuckDB reads ``path`` literally (no glob, no ``~``, no URL scheme)."""
-    return not (any(c in path for c in "*?[]{}") or path.startswith("~") or "://" in path)
-
-
-#: The longest line a copied CSV or text stream may have (an endless device has none).
-MAX_LINE_BYTES = 64 << 20
-
-
-def _check_text(decoder: codecs.IncrementalDecoder, chunk: bytes, name: str, at: int) -> None:
-    """Refuse a stream that is not UTF-8 as soon as a chunk shows it."""
-    try:
-        decoder.decode(chunk)
-    except UnicodeDecodeError as error:
-        raise ParameterError(
-            f"{name}: byte {at + error.start + 1:,} is not UTF-8 text; CSV and text input "
-            "must be UTF-8"
-        ) from None
-
-
-@contextlib.contextmanager
-def _copied(stream: Any, name: str, kind: str) -> Iterator[InputFile]:
-    """A temporary copy of a stream read once, refused past the memory limit."""
-    limit = max_memory()
-    text = kind != "parquet"  # CSV and text input are UTF-8 lines: checked as they come
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    handle, copy = tempfile.mkstemp(prefix="finitedp-stream-")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            copied = line = 0
-            while chunk := stream.read(1 << 20):
-                copied += len(chunk)
-                if copied > limit:
-                    raise ParameterError(
-                        f"{name}: a stream (not a regular file) longer than "
-                        f"{describe_bytes(limit)}, the memory limit, is not copied; save it "
-                        f"to a file first, or raise {MEMORY_ENV}"
-                    )
-                if text:
-                    _check_text(decoder, chunk, name, copied - len(chunk))
-                    end = chunk.rfind(b"\n")
-                    line = len(chunk) - 1 - end if end >= 0 else line + len(chunk)
-                    if line > MAX_LINE_BYTES:
-                        raise ParameterError(
-                            f"{name}: no line break in {describe_bytes(MAX_LINE_BYTES)}; "
-                            f"{kind} input is lines of text, each at most that long"
-                        )
-                out.write(chunk)
-        yield InputFile(copy, name, kind)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(copy)
 
 
 # -- a file as SQL --------------------------------------------------------
@@ -245,16 +133,91 @@ def relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> 
         ]
     header = _csv_header(source)
     positions = header_positions(header, columns, source.name, "CSV")
-    declared = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header)))
-    where = (
-        f"read_csv({literal(source.path)}, header = false, skip = 1, delim = ',', "
-        f"quote = '\"', escape = '\"', auto_detect = false, strict_mode = true, "
-        f"allow_quoted_nulls = false, columns = {{{declared}}})"
-    )
+    where = csv_relation(source, len(header))
     if len(header) == 1:  # a blank line reads as NULL: csv skips it, so does finitedp
         return [f"(SELECT * FROM {where} WHERE c0 IS NOT NULL)", "c0"]
     # With several columns DuckDB skips blank lines; NULL is an empty unquoted field.
     return [where, *(f"coalesce(c{i}, '')" for i in positions)]
+
+
+#: The CSV text read as NULL where an empty field must not be (a row padded with NULL;
+#: Spark's ``nullValue``): no real field is expected to be this string.
+CSV_NULL = "\u0000finitedp-null\u0000"
+
+
+def csv_relation(source: InputFile, fields: int) -> str:
+    """The rows of a CSV file with ``fields`` header fields, as columns ``c0, c1, ...``.
+
+    RFC 4180 with ``,`` and ``"`` (a doubled quote inside quotes is one quote; quoted
+    line breaks), read as plain text (never decompressed by its name).  An empty
+    unquoted field is NULL (the caller makes it the empty string), a quoted one ``''``.
+
+    Two of DuckDB's readings are not RFC 4180's, and one scan of the file (C's count
+    and find) decides when to guard against them:
+
+    * a row ending in a delimiter (``A,1,`` under a header of two fields) has a
+      trailing empty field, which DuckDB drops: where a line ends in ``,`` one more
+      column is declared, padded with NULL, and a row that fills it is refused;
+    * its one-thread reader (which padding needs when quoted fields hold line breaks)
+      drops a last record whose quote is never closed: an odd number of ``"`` in the
+      file is a malformed file, refused by the strict reader naming its line.
+    """
+    quotes, trailing, _ = _csv_scan(source.path)
+    if quotes % 2:
+        raise _diagnosis(source, (), cause=ValueError(_ODD_QUOTES))
+    options = (
+        "header = false, skip = 1, delim = ',', quote = '\"', escape = '\"', "
+        "auto_detect = false, strict_mode = true, compression = 'none', "
+        "allow_quoted_nulls = false"
+    )
+    if not trailing:
+        declared = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(fields))
+        return f"read_csv({literal(source.path)}, {options}, columns = {{{declared}}})"
+    declared = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(fields + 1))
+    padded = (
+        f"read_csv({literal(source.path)}, {options}, null_padding = true, "
+        f"nullstr = {literal(CSV_NULL)}, parallel = {'false' if quotes else 'true'}, "
+        f"columns = {{{declared}}})"
+    )
+    # An empty field is '' here (NULL is the padding), and blank lines are skipped.
+    kept = ", ".join(f"c{i}" for i in range(fields))
+    return (
+        f"(SELECT {kept} FROM {padded} WHERE CASE WHEN c{fields} IS NULL THEN true ELSE "
+        f"error('a row with more fields than the header') END)"
+    )
+
+
+def _csv_scan(path: str, utf8: bool = False) -> tuple[int, bool, bool]:
+    """``(number of '"', whether a line ends in ',', whether it is UTF-8)`` of a file,
+    in 4 MiB chunks (the UTF-8 check only when asked; ``True`` otherwise)."""
+    quotes, trailing, last, valid = 0, False, b"", True
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 22):
+            quotes += chunk.count(b'"')
+            window = last + chunk
+            trailing = trailing or b",\n" in window or b",\r\n" in window
+            last = chunk[-2:]
+            if utf8 and valid:
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError:
+                    valid = False
+    return quotes, trailing or last.endswith(b","), valid
+
+
+def check_csv_text(source: InputFile) -> None:
+    """Refuse a CSV file that is not UTF-8 or whose quotes do not pair, naming the line.
+
+    What the DuckDB path refuses before or while reading, for an engine whose reader
+    would replace bad bytes or read an unclosed quote to the end (Spark).
+    """
+    quotes, _, valid = _csv_scan(source.path, utf8=True)
+    if quotes % 2 or not valid:
+        raise _diagnosis(source, (), cause=ValueError(_ODD_QUOTES if valid else "not UTF-8"))
+
+
+_ODD_QUOTES = "an odd number of '\"' in the file: a quoted field is never closed"
 
 
 def _first_line(error: BaseException) -> str:

@@ -14,6 +14,7 @@ rows' order).  A refused text line is named by reading the file again with
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -46,13 +47,13 @@ def spark_baskets(
     from pyspark.sql import functions as f
 
     if column is None:
-        lines = reader.option("lineSep", "\n").text(source.path)
+        lines = reader.option("lineSep", "\n").text(os.path.abspath(source.path))
         tokens = f.filter(f.split(f.col("value"), WHITESPACE), lambda t: t != "")
         bad = f.exists(tokens, lambda t: ~t.rlike("^[0-9]{1,7}$") | (t.try_cast("int") >= items))
         ids = f.transform(tokens, lambda t: t.try_cast("long"))
         frame = lines.select(ids.alias("ids"), bad.alias("bad"))
     else:
-        frame = reader.parquet(source.path)
+        frame = reader.parquet(os.path.abspath(source.path))
         kinds = dict(frame.dtypes)
         if column not in kinds:
             raise ParameterError(f"--columns: {source.name} has no column {column!r}")

@@ -20,13 +20,16 @@ releases everywhere.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ParameterError
 from ..io.numeric import IntegerGrid, NumericColumn
+from ..io.tables import CSV_NULL, InputFile, check_csv_text
 from ..selection.grid import Grid
 from ..statistics import GridCounts
+from .session import spark_refusal, spark_session
 
 __all__ = ["CSV_NULL", "SparkStatistics", "read_frame", "spark_refusal", "spark_session"]
 
@@ -50,6 +53,21 @@ def _ref(name: str) -> Any:
     from pyspark.sql import functions as f
 
     return f.col("`" + name.replace("`", "``") + "`")
+
+
+def text_of(frame: Any, name: str) -> Any:
+    """The column ``name`` as the text DuckDB reads: a binary column is decoded as strict
+    UTF-8 (a value that is not is refused while the job runs, as DuckDB's ``decode``
+    refuses it; Spark's cast would pass the bytes through), any other is cast."""
+    from pyspark.sql import functions as f
+
+    column = _ref(name)
+    if frame.schema[name].dataType.simpleString() != "binary":
+        return column.cast("string")
+    text = f.decode(column, "UTF-8")
+    return f.when(column.isNull() | (f.encode(text, "UTF-8") == column), text).otherwise(
+        f.raise_error(f.lit(f"column {name!r} holds bytes that are not UTF-8 text"))
+    )
 
 
 class _IntegerGrid:
@@ -237,7 +255,7 @@ class SparkStatistics:
     def _text_indices(self, i: int) -> list[tuple[str, int, int]]:
         """Column ``i``'s distinct texts, each with its grid index and count (read exactly)."""
         column = self.columns[i]
-        text = _ref(column.name).cast("string").alias("v")
+        text = text_of(self.frame, column.name).alias("v")
         out = []
         for value, count in self.frame.groupBy(text).count().toLocalIterator():
             if value is None:
@@ -246,43 +264,30 @@ class SparkStatistics:
         return out
 
 
-def spark_session() -> Any:
-    """The session ``SparkSession.builder`` gives (``local[*]`` unless a master is
-    configured).
-
-    Raises:
-        ParameterError: pyspark is not installed.
-    """
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        raise ParameterError(
-            "--engine spark: pyspark is not installed; pip install 'finitedp[spark]'"
-        ) from None
-    return SparkSession.builder.appName("finitedp").getOrCreate()
-
-
-#: Spark reads a CSV field equal to ``nullValue`` as a null, by default an empty one.  A
-#: NUL byte instead: a quoted empty field (``""``) is then the empty string, as DuckDB
-#: reads it.
-CSV_NULL = "\u0000"
-
-
-def read_frame(path: str, kind: str) -> Any:
+def read_frame(source: InputFile) -> Any:
     """The DataFrame ``spark.read`` makes of a CSV (header row, every field a string) or
     Parquet file, in :func:`spark_session`.
 
-    A CSV file is read as DuckDB's reader reads it: a row with more or fewer fields than
-    the header is refused (``FAILFAST``, where Spark would pad or cut it; see
-    :func:`spark_refusal`), and an empty field, quoted or not, is the empty string.
-    For the first, every field is parsed: this sets the session's
+    A CSV file is read in DuckDB's dialect (:func:`finitedp.io.tables.csv_relation`),
+    RFC 4180: a doubled quote inside quotes is one quote (``escape='"'``; Spark's default
+    escape is ``\\``), a quoted field may hold line breaks (``multiLine``: one task reads
+    the file), a row with more or fewer fields than the header is refused
+    (``FAILFAST``, where Spark would pad or cut it; see :func:`spark_refusal`), an empty
+    field, quoted or not, is the empty string, and bytes that are not UTF-8 or a quote
+    never closed are refused before Spark reads (it would replace or swallow them).
+    For the ragged rows every field is parsed: this sets the session's
     ``spark.sql.csv.parser.columnPruning.enabled`` to ``false``.
 
     Raises:
-        ParameterError: pyspark is not installed, or a text file (``--format text``).
+        ParameterError: pyspark is not installed, a text file (``--format text``), or a
+            CSV file that is not UTF-8 or leaves a quote open (its line named).
     """
+    # Absolute: the JVM resolves a relative path against its own start-up folder.
+    kind, path = source.kind, os.path.abspath(source.path)
     if kind not in ("csv", "parquet"):
         raise ParameterError(f"--engine spark: reads CSV and Parquet files, not --format {kind}")
+    if kind == "csv":
+        check_csv_text(source)
     session = spark_session()
     reader = session.read
     if kind == "parquet":
@@ -296,26 +301,13 @@ def read_frame(path: str, kind: str) -> Any:
         inferSchema=False,
         enforceSchema=False,
         mode="FAILFAST",
+        quote='"',
+        escape='"',
+        multiLine=True,
+        encoding="UTF-8",
+        ignoreLeadingWhiteSpace=False,
+        ignoreTrailingWhiteSpace=False,
         nullValue=CSV_NULL,
     )
     # An unquoted empty field is still a null to Spark; FAILFAST leaves it the only one.
     return frame.na.fill("")
-
-
-#: What Spark's message says of a CSV row FAILFAST refused.
-_MALFORMED = "Malformed CSV record: "
-
-
-def spark_refusal(error: BaseException) -> ParameterError | None:
-    """A CSV row Spark refused while it ran (:func:`read_frame`), as a ``ParameterError``.
-
-    Spark raises it from the Java side when a job reads the row, wherever that is; the
-    command line asks this of any other error (``None``: not one).
-    """
-    if type(error).__name__ != "Py4JJavaError" or _MALFORMED not in str(error):
-        return None
-    record = str(error).split(_MALFORMED, 1)[1].split("\n", 1)[0]
-    record = record.split(" SQLSTATE", 1)[0]
-    return ParameterError(
-        f"a CSV row with more or fewer fields than the header: {record[:80]!r} (Spark)"
-    )

@@ -39,7 +39,7 @@ from ..io.tables import InputFile
 from ..io.universe import Universe
 from ..io.values import ValueColumn
 from ..resources import require_memory
-from .columns import _ref, read_frame
+from .columns import read_frame, text_of
 
 __all__ = ["file_counts", "file_stream", "file_sums"]
 
@@ -49,7 +49,7 @@ def _frame(source: InputFile, *wanted: tuple[str | None, str]) -> Any:
     for column, flag in wanted:
         if column is None:
             raise ParameterError(f"{flag}: {source.name} is read by Spark; name the column")
-    frame = read_frame(source.path, source.kind)
+    frame = read_frame(source)
     for column, flag in wanted:
         if column not in frame.columns:
             raise ParameterError(f"{flag}: {source.name} has no column {column!r}")
@@ -66,7 +66,7 @@ def file_counts(
     """
     frame = _frame(source, (column, "--column"))
     assert column is not None
-    text = frame.select(_ref(column).cast("string").alias("v"))  # the text DuckDB reads
+    text = frame.select(text_of(frame, column).alias("v"))  # the text DuckDB reads
     try:
         return spark_counts(text, "v", universe.size, encode=universe.encode)
     except ResourceLimitError:  # a size, not a line: nothing to name
@@ -112,7 +112,7 @@ def file_sums(
             named where the file is CSV).
     """
     frame = _frame(source, (columns[0], "--column"), (columns[1], "--value-column"))
-    label, amount = (_ref(str(c)).cast("string") for c in columns)
+    label, amount = (text_of(frame, str(c)) for c in columns)
     progress.phase(f"summing {columns[1]!r} per key (Spark)")
     sums: dict[int, Fraction] = {}
     keys: dict[str, int] = {}
@@ -153,7 +153,7 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
     """
     frame = _frame(source, (column, "--column"))
     assert column is not None
-    label = _ref(column).cast("string")  # the text DuckDB's path reads
+    label = text_of(frame, column)  # the text DuckDB's path reads
     labels = frame.groupBy(label).count().toLocalIterator()
     encoded, n = [], 0
     try:
