@@ -106,17 +106,15 @@ class GeometricRatio:
 MAX_TIGHT_EPSILON = 64
 
 
-def resolve_noise(epsilon: object, noise: str, slack: object) -> tuple[Fraction, GeometricRatio]:
-    """Validate ``epsilon`` for the chosen noise mode and pick the ratio.
-
-    Paper mode (BV) needs ``eps`` in ``N^-1``; tight mode accepts any positive rational.
+def check_epsilon(epsilon: object, noise: str) -> Fraction:
+    """``epsilon`` validated for the noise mode: ``1/m`` for ``"paper"`` (BV's ``N^-1``),
+    any positive rational up to :data:`MAX_TIGHT_EPSILON` for ``"tight"``.
 
     Raises:
-        ParameterError: ``noise`` is not ``"paper"`` or ``"tight"``, or a value is out of range.
+        ParameterError: ``noise`` is neither, or ``epsilon`` is out of its range.
     """
     if noise == "paper":
-        eps = inverse_natural(epsilon, "epsilon")
-        return eps, GeometricRatio.paper(eps)
+        return inverse_natural(epsilon, "epsilon")
     if noise == "tight":
         eps = positive_fraction(epsilon, "epsilon")
         if eps > MAX_TIGHT_EPSILON:
@@ -125,5 +123,19 @@ def resolve_noise(epsilon: object, noise: str, slack: object) -> tuple[Fraction,
                 f"{MAX_TIGHT_EPSILON} (the exact search for the ratio brackets e^(-eps/2), "
                 f"whose series grows with eps; such budgets protect nothing anyway)"
             )
-        return eps, GeometricRatio.tight(eps, exact_fraction(slack, "slack"))
+        return eps
     raise ParameterError(f'noise: got {noise!r}; use "paper" (BV, the default) or "tight"')
+
+
+def resolve_noise(epsilon: object, noise: str, slack: object) -> tuple[Fraction, GeometricRatio]:
+    """Validate ``epsilon`` for the chosen noise mode and pick the ratio.
+
+    Paper mode (BV) needs ``eps`` in ``N^-1``; tight mode accepts any positive rational.
+
+    Raises:
+        ParameterError: ``noise`` is not ``"paper"`` or ``"tight"``, or a value is out of range.
+    """
+    eps = check_epsilon(epsilon, noise)
+    if noise == "paper":
+        return eps, GeometricRatio.paper(eps)
+    return eps, GeometricRatio.tight(eps, exact_fraction(slack, "slack"))

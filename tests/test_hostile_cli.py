@@ -33,7 +33,7 @@ CASES = [
         "epsilon 1e9999",
         [*C, "--epsilon", "1e9999"],
         2,
-        r"--epsilon: got <a 33216-bit integer>; it must be 1/m",
+        r"--epsilon: got <a 33216-bit integer>; tight noise takes epsilon up to 64",
     ),
     (
         "epsilon with a 5000-digit denominator",

@@ -46,6 +46,7 @@ from ..histograms.dataset import check_universe, dataset_counts
 from ..histograms.mechanisms import check_noise, sample_accuracy
 from ..oracle import RandomSource, default_source, draw
 from ..params import check_positive_int, exact_fraction, inverse_natural, short_fraction, short_int
+from ..ratio import check_epsilon
 from ..resources import integer_bytes, require_memory, require_time
 from .emptybin import EmptyBinSampler
 from .family import (
@@ -185,10 +186,14 @@ class CompactHistogram:
         self._n = check_positive_int(n, "n")
         self._noise = check_noise(noise)
         self._universe = check_universe(universe_size)
-        eps = inverse_natural(epsilon, "epsilon")
+        eps = check_epsilon(epsilon, noise)
         self._epsilon = eps
-        # eps' = 1/ceil(10/(9 eps)) = 1/ceil(10 m / 9).
-        eps_prime = Fraction(1, -(-10 * eps.denominator // 9))
+        # eps' <= 9 eps / 10: 1/ceil(10/(9 eps)), in N^-1 as BV's sampler needs (the
+        # paper's, and every release made before issue 51); from eps = 10/9 on, where
+        # that is 1 (tight noise only), 9 eps / 10 itself.
+        eps_prime = eps * Fraction(9, 10)
+        if eps_prime < 1:
+            eps_prime = Fraction(1, -(-10 * eps.denominator // (9 * eps.numerator)))
         self._sampler: CountingSampler
         if counter == "fast":
             if beta0 is None:
@@ -201,8 +206,9 @@ class CompactHistogram:
             self._sampler = GeoSample(self._n, eps_prime, noise=noise)
         else:
             raise ParameterError(f'counter: got {counter!r}; use "fast" (FastSample) or "geo"')
-        # l = ceil(log3(ceil(log2 max(|X|, 30 d/eps)) / 2)), with 30 d / eps = 30 d m.
-        bits = ceil_log(max(self._universe, 30 * self._sampler.d * eps.denominator), 2)
+        # l = ceil(log3(ceil(log2 max(|X|, 30 d/eps)) / 2)), 30 d / eps rounded up.
+        scaled = -(-30 * self._sampler.d * eps.denominator // eps.numerator)
+        bits = ceil_log(max(self._universe, scaled), 2)
         self._level = max(0, ceil_log(Fraction(bits, 2), 3))
         if self._level > MAX_LEVEL:
             # A size limit, not a wrong parameter: the default moves on to blanket.

@@ -30,7 +30,7 @@ from typing import Generic, TypeVar
 from ..errors import ParameterError
 from ..exactmath import compare_exp
 from ..oracle import RandomSource, default_source, draw
-from ..params import exact_fraction, inverse_natural, probability
+from ..params import exact_fraction, inverse_natural, probability, short_fraction
 
 __all__ = ["Mixture", "satisfies_condition_1"]
 
@@ -139,9 +139,15 @@ class Mixture(Generic[Data, Release]):
             epsilon=epsilon,
             exp_epsilon=exp_epsilon,
         ):
-            target = f"epsilon = {epsilon}" if epsilon is not None else f"e^epsilon = {exp_epsilon}"
+            target = (
+                f"epsilon = {short_fraction(exact_fraction(epsilon, 'epsilon'))}"
+                if epsilon is not None
+                else f"e^epsilon = {short_fraction(exact_fraction(exp_epsilon, 'exp_epsilon'))}"
+            )
             raise ParameterError(
-                f"condition (1) of BV Lemma 3.2 fails for {target}, delta = {delta}, "
-                f"gamma = {self._gamma}, min fallback probability = {min_fallback_probability}; "
+                f"condition (1) of BV Lemma 3.2 fails for {target}, "
+                f"delta = {short_fraction(exact_fraction(delta, 'delta'))}, gamma = "
+                f"{short_fraction(self._gamma)}, min fallback probability = "
+                f"{short_fraction(exact_fraction(min_fallback_probability, 'p'))}; "
                 f"raise gamma or lower delta"
             )

@@ -30,6 +30,7 @@ from ..errors import ParameterError
 from ..guarantees import Accuracy, Privacy
 from ..oracle import RandomSource, default_source, draws_shifted
 from ..params import check_positive_int, exact_fraction, inverse_natural, short_fraction
+from ..ratio import check_epsilon
 from .bounds import basic_accuracy, stability_accuracy, stability_threshold
 from .dataset import check_universe, dataset_counts
 from .release import PartialHistogram
@@ -195,7 +196,7 @@ class BoundedGeometricHistogram(HistogramMechanism):
                 f"bin, so it is limited to {MAX_DENSE_UNIVERSE} bins; use PureSparseHistogram "
                 f"or CompactHistogram for large universes"
             )
-        eps = inverse_natural(epsilon, "epsilon")
+        eps = check_epsilon(epsilon, noise)
         self._sampler: CountingSampler
         occupied = min(self._n, self._universe_size)  # a search each; the rest are empty
         empty = self._universe_size - occupied
@@ -323,7 +324,7 @@ class StabilityHistogram(HistogramMechanism):
     ) -> None:
         super().__init__(n, universe_size)
         self._noise = check_noise(noise)
-        eps = inverse_natural(epsilon, "epsilon")
+        eps = check_epsilon(epsilon, noise)
         self._delta = inverse_natural(delta, "delta", below_one=True)
         self._pad = pad
         self._sampler: CountingSampler

@@ -57,6 +57,7 @@ from ..params import (
     short_fraction,
     short_int,
 )
+from ..ratio import check_epsilon
 from ..resources import require_bits
 from .approx import approx_ord_sample
 from .bounds import pure_sparse_accuracy
@@ -91,15 +92,21 @@ def sparse_precision(n: int, universe_size: int, delta: Fraction) -> int:
 
 
 def pure_sparse_delta(epsilon: Fraction, beta1: Fraction, n: int, universe_size: int) -> Fraction:
-    """``delta = (eps/3) beta1 (1/(3|X|))^n``: Alg 6.9 step 1 (in ``N^-1`` if eps, beta1 are).
+    """``delta = (min(eps, 1)/3) beta1 (1/(3|X|))^n``: Alg 6.9 step 1 (in ``N^-1`` if eps,
+    beta1 are).
 
-    Paper: BV Alg 6.9 step 1, proof of Thm 6.10 i.
+    Paper: BV Alg 6.9 step 1, proof of Thm 6.10 i.  BV take ``eps <= 1``; above 1 the
+    paper's ``eps/3`` would break Lemma 3.2's condition (1) from ``eps = 3/(1 - beta1)``
+    on (its loss outgrows its gain), so ``eps`` is capped at 1 there: a smaller ``delta``
+    asks only more precision, and condition (1) is still decided exactly.
 
     >>> pure_sparse_delta(1, Fraction(1, 4), 2, 10)
     Fraction(1, 10800)
+    >>> pure_sparse_delta(8, Fraction(1, 4), 2, 10) == pure_sparse_delta(1, Fraction(1, 4), 2, 10)
+    True
     """
     epsilon, beta1 = positive_fraction(epsilon, "epsilon"), positive_fraction(beta1, "beta1")
-    return epsilon / 3 * beta1 * fallback_min_probability(n, universe_size)
+    return min(epsilon, Fraction(1)) / 3 * beta1 * fallback_min_probability(n, universe_size)
 
 
 def fallback_min_probability(n: int, universe_size: int) -> Fraction:
@@ -316,7 +323,7 @@ def pure_sparse_histogram(
             released and no oracle call is made.
         FloatParameterError: a float parameter.
     """
-    eps = inverse_natural(epsilon, "epsilon")
+    eps = positive_fraction(epsilon, "epsilon")
     b1 = inverse_natural(beta1, "beta1", below_one=True)
     _check_sampler_budget(sampler, eps)
     m = check_sparse_universe(universe_size, sampler.n, "PureSparseHistogram")
@@ -405,7 +412,7 @@ class PureSparseHistogram(HistogramMechanism):
         self._noise = check_noise(noise)
         check_sparse_universe(self._universe_size, self._n, "PureSparseHistogram")
         require_pure_sparse_time(self._n, self._universe_size)
-        self._epsilon = inverse_natural(epsilon, "epsilon")
+        self._epsilon = check_epsilon(epsilon, noise)
         self._beta = inverse_natural(beta, "beta")
         self._counter = _counter(counter)
         self._beta1 = self._beta / 4
