@@ -149,9 +149,9 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/compact/histogram.py",
-        "bits = ceil_log(",
-        "max(self._universe, 30 * self._sampler.d * eps.denominator)",
-        "max(self._universe, self._sampler.d * eps.denominator)",
+        "scaled = ",
+        "-(-30 * self._sampler.d * eps.denominator // eps.numerator)",
+        "-(-self._sampler.d * eps.denominator // eps.numerator)",
         ("tests/test_hardening.py", "tests/test_compact.py"),
     ),
     Mutation(

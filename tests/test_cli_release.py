@@ -301,8 +301,8 @@ def test_progress_display_keeps_stdout_clean(
     [
         ({"--universe": "int:07"}, "universe: got 'int:07'; write int:M"),
         ({"--universe": "utf8:6"}, "{f}, line 2: value 'Zürich' has 7 bytes in UTF-8"),
-        ({"--epsilon": "2/3"}, "epsilon: got 2/3; it must be 1/m"),
-        ({"--epsilon": "0.3"}, "epsilon: got 3/10; it must be 1/m"),
+        ({"--epsilon": "65"}, "epsilon: got 65; tight noise takes epsilon up to 64"),
+        ({"--epsilon": "64.5"}, "epsilon: got 129/2; tight noise takes epsilon up to 64"),
         ({"--epsilon": "half"}, "epsilon: got 'half', which is not an exact number"),
         ({"--epsilon": "1/3.0"}, "epsilon: got '1/3.0', which is not an exact number"),
         ({"--epsilon": "nan"}, "epsilon: got 'nan', which is not an exact number"),

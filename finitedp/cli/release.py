@@ -20,6 +20,7 @@ from ..errors import FiniteDPError, ParameterError
 from ..io.display import with_displays
 from ..io.document import JsonStream, write_document
 from ..io.files import STDOUT, check_out, input_format
+from ..io.keyset import KeyUniverse
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.releases import bin_entry
 from ..io.tables import opened_input
@@ -205,10 +206,13 @@ def _release(args: argparse.Namespace) -> int:
             f"--format baskets: a histogram reads one column of keys; basket files are read by "
             f"{readers} (--mechanism)"
         )
-    for name, what in (("universe", "int:M or utf8:L"), ("epsilon", "the budget, e.g. 1/2")):
+    for name, what in (
+        ("universe", "int:M, int:A..B, utf8:L or keys:PATH"),
+        ("epsilon", "the budget, e.g. 1/2"),
+    ):
         if getattr(args, name) is None:
             raise ParameterError(f"--{name}: required for a histogram ({what})")
-    universe = parse_universe(args.universe)
+    universe = parse_universe(args.universe, other=args.other)
     entry = _check_release_options(args)
     values = _check_value_column(args, entry)
     try:
@@ -249,6 +253,7 @@ def _release(args: argparse.Namespace) -> int:
                 "counter": args.counter,
             },
             "universe": universe.spec,
+            **({"keys": universe.keys} if isinstance(universe, KeyUniverse) else {}),
             "universe_size": json_int(size),
             "privacy": privacy.to_json_dict(),
             "neighbours": entry.neighbours if values is None else _value_neighbours(values),
@@ -288,10 +293,14 @@ every line is a value (a final newline ends the last one). n, the number of rows
 public for the histogram mechanisms: it is printed and stored in the output.
 
 Universe (declared, never inferred from the data):
-  int:M    the integers 1..M, written in plain decimal ("7", not "07" or " 7")
-  utf8:L   every UTF-8 string of at most L bytes; a string of k bytes b is numbered
-           1 + (256^k - 1)/255 + int(b, big-endian), so |X| = (256^(L+1) - 1)/255
-           (SPEC.md, "Universe encodings")
+  int:M      the integers 1..M, written in plain decimal ("7", not "07" or " 7")
+  int:A..B   the integers A..B, e.g. int:0..59 (minutes) or int:-10..10
+  utf8:L     every UTF-8 string of at most L bytes; a string of k bytes b is numbered
+             1 + (256^k - 1)/255 + int(b, big-endian), so |X| = (256^(L+1) - 1)/255
+             (SPEC.md, "Universe encodings")
+  keys:PATH  a public list of keys, one per line of a UTF-8 file (keys=A,B,C inline);
+             the release lists exactly these keys; --other adds one bin, (other), for
+             every value outside the list
 A value outside the universe is an error naming its line, and nothing is written.
 
 Numbers are exact: write --epsilon 1/2 (or 0.5, read as exactly 1/2). epsilon, delta
@@ -388,7 +397,15 @@ def add_release(commands: Any) -> None:
         "file's list column of ids named by --columns; with --items, for plan-mean)",
     )
     release.add_argument(
-        "--universe", metavar="SPEC", help="int:M or utf8:L (see above; histograms only)"
+        "--universe",
+        metavar="SPEC",
+        help="int:M, int:A..B, utf8:L, keys:PATH or keys=A,B,C (see above; histograms only)",
+    )
+    release.add_argument(
+        "--other",
+        action="store_true",
+        default=False,
+        help="with a key list: one more bin, (other), counts every value outside it",
     )
     release.add_argument(
         "--mechanism",

@@ -13,6 +13,7 @@ from ..jsonvalues import load_json, parse_count, parse_rational
 from ..params import short_int
 from ..registry import reader
 from .files import decode_utf8, read_bytes
+from .keyset import KeyUniverse
 from .universe import Universe, Utf8Universe, parse_universe
 
 __all__ = ["bin_entry", "column_estimates", "load_release", "parse_document", "read_document"]
@@ -61,7 +62,15 @@ def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseRea
     if "release" in document:
         spec = document.get("universe")
         try:
-            universe = parse_universe(spec if isinstance(spec, str) else repr(spec))
+            if spec in ("keys", "keys+other"):
+                keys = document.get("keys")
+                if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+                    raise ParameterError(
+                        f'universe {spec}: the document\'s "keys" is not a list of strings'
+                    )
+                universe: Universe = KeyUniverse(keys, spec == "keys+other", source="the release")
+            else:
+                universe = parse_universe(spec if isinstance(spec, str) else repr(spec))
         except ParameterError as error:
             raise ParameterError(f"{name}: {error}") from None
     else:

@@ -30,6 +30,25 @@ Two universes, written as a spec string (see ``SPEC.md``, "Universe encodings"):
     refuses it and :meth:`Utf8Universe.decode_bytes` gives the raw bytes (a
     sparse release may list such a bin, drawn at random among the empty ones).
 
+``int:A..B``
+    The integers ``A..B`` (either may be negative, ``A <= B``), labelled by their
+    canonical decimal spelling (``-`` for a negative one; ``"0"``, never ``"-0"``):
+    ``v`` is numbered ``v - A + 1`` and ``|X| = B - A + 1``.  ``int:M`` is
+    ``int:1..M``.
+
+``keys:PATH`` and ``keys=K1,K2,...``
+    A public list of keys, from a UTF-8 file of one key per line or written inline
+    (a key with a comma needs the file): key ``i`` (from 1, in the order given) is
+    numbered ``i``.  With ``other=True`` (``--other``) one more bin, ``(other)``,
+    numbered ``K + 1``, holds every value outside the list: a row-wise map, so
+    neighbours stay neighbours and nothing is refused.  The keys travel in the
+    release document (``"keys"``), so a release is read back without the file.
+
+>>> parse_universe("int:-2..2").encode("-1"), parse_universe("int:0..59").size
+(2, 60)
+>>> k = parse_universe("keys=JFK,LGA,EWR", other=True)
+>>> k.size, k.encode("LGA"), k.encode("ORD"), k.decode(4)
+(4, 2, 4, '(other)')
 >>> u = parse_universe("utf8:2")
 >>> u.size, u.encode(""), u.encode("A"), u.decode(67), u.encode("é")
 (65793, 1, 67, 'A', 50347)
@@ -50,6 +69,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_UTF8_BYTES",
     "IntUniverse",
+    "RangeUniverse",
     "Universe",
     "Utf8Universe",
     "parse_universe",
@@ -279,24 +299,112 @@ class Utf8Universe(Universe):
             ) from None
 
 
-def parse_universe(spec: str) -> Universe:
-    """Read a universe spec: ``"int:M"`` or ``"utf8:L"``.
+#: A canonical decimal integer, possibly negative ("0", never "-0" or "007").
+_SIGNED = re.compile(r"0|-?[1-9][0-9]*")
+
+
+class RangeUniverse(Universe):
+    """``int:A..B``: the integers ``A..B``, ``v`` numbered ``v - A + 1``.
 
     Args:
-        spec: the spec; ``M`` and ``L`` in plain decimal.
-
-    Returns:
-        The :class:`IntUniverse` or :class:`Utf8Universe`.
+        low: ``A``.
+        high: ``B >= A``.
 
     Raises:
-        ParameterError: anything else (the message shows both forms).
+        ParameterError: ``B < A``, or bounds of more than ``MAX_INT_DIGITS`` digits.
     """
+
+    __slots__ = ("_high", "_low")
+
+    def __init__(self, low: int, high: int) -> None:
+        for bound in (low, high):
+            if isinstance(bound, bool) or not isinstance(bound, int):
+                raise ParameterError(f"universe: int:A..B needs integers; got {bound!r}")
+            if bound.bit_length() > MAX_INT_DIGITS * 10 // 3:
+                raise ParameterError(
+                    f"universe: int:A..B allows bounds of at most {MAX_INT_DIGITS} digits"
+                )
+        if high < low:
+            raise ParameterError(
+                f"universe: int:{short_int(low)}..{short_int(high)} is empty; write A <= B"
+            )
+        self._low, self._high = low, high
+
+    @property
+    def spec(self) -> str:
+        """``"int:A..B"``."""
+        return f"int:{self._low}..{self._high}"
+
+    @property
+    def size(self) -> int:
+        """``B - A + 1``."""
+        return self._high - self._low + 1
+
+    def encode(self, label: str) -> int:
+        """``int(label) - A + 1`` for the canonical spelling of an integer in ``A..B``.
+
+        Raises:
+            ParameterError: ``label`` is not such a spelling.
+        """
+        longest = max(len(str(self._low)), len(str(self._high)))
+        if len(label) <= longest and _SIGNED.fullmatch(label):
+            value = int(label)
+            if self._low <= value <= self._high:
+                return value - self._low + 1
+        raise ParameterError(
+            f"value {_preview(label)} is not in the universe {self.spec}: its values are the "
+            f"integers {short_int(self._low)}..{short_int(self._high)} in plain decimal (ASCII "
+            f"digits, a '-' for a negative one, no '+', spaces or leading zeros)"
+        )
+
+    def decode(self, x: int) -> str:
+        """``str(x + A - 1)``.
+
+        Raises:
+            ParameterError: ``x`` outside ``[1, B - A + 1]``.
+        """
+        return str(self._check_number(x) + self._low - 1)
+
+
+def parse_universe(spec: str, *, other: bool = False) -> Universe:
+    """Read a universe spec: ``int:M``, ``int:A..B``, ``utf8:L``, ``keys:PATH`` or
+    ``keys=K1,K2,...``.
+
+    Args:
+        spec: the spec; numbers in plain decimal.
+        other: with a key list, add the catch-all bin ``(other)``.
+
+    Returns:
+        The universe.
+
+    Raises:
+        ParameterError: anything else (the message shows every form), or ``other``
+            with a universe that is not a key list.
+    """
+    if spec.startswith(("keys:", "keys=")):
+        from .keyset import KeyUniverse, key_list  # it imports this module
+
+        if spec.startswith("keys:"):
+            path = spec[len("keys:") :]
+            return KeyUniverse(key_list(path), other, source=path)
+        return KeyUniverse(spec[len("keys=") :].split(","), other, source="--universe keys=...")
+    if other:
+        raise ParameterError(
+            f"--other: adds a catch-all bin to a declared key list (keys:PATH or keys=...); "
+            f"{_preview(spec)} already holds every value it can"
+        )
     kind, sep, number = spec.partition(":")
     limits = {"int": MAX_INT_DIGITS, "utf8": len(str(MAX_UTF8_BYTES))}
+    if kind == "int" and ".." in number:
+        low, _, high = number.partition("..")
+        if all(len(b) <= MAX_INT_DIGITS and _SIGNED.fullmatch(b) for b in (low, high)):
+            return RangeUniverse(int(low), int(high))
     if sep and kind in limits and len(number) <= limits[kind] and _DECIMAL.fullmatch(number):
         size = int(number)
         return IntUniverse(size) if kind == "int" else Utf8Universe(size)
     raise ParameterError(
-        f"universe: got {_preview(spec)}; write int:M (the integers 1..M, M >= 1) or utf8:L "
-        f"(the UTF-8 strings of at most L bytes, 1 <= L <= {MAX_UTF8_BYTES})"
+        f"universe: got {_preview(spec)}; write int:M (the integers 1..M), int:A..B (the "
+        f"integers A..B, e.g. int:0..59 or int:-10..10), utf8:L (the UTF-8 strings of at "
+        f"most L bytes, 1 <= L <= {MAX_UTF8_BYTES}), keys:PATH (a file of keys, one a line) "
+        "or keys=A,B,C"
     )
