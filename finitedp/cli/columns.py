@@ -25,6 +25,7 @@ from ..io.document import write_document
 from ..io.duckrows import duckdb_rows
 from ..io.duckstats import DuckDBStatistics
 from ..io.files import STDOUT, check_out, input_format, say
+from ..io.missing import fill_missing, null_policies
 from ..io.numeric import NumericColumn, parse_columns
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import InputFile, opened_input
@@ -43,7 +44,7 @@ AT_DELTA = "1/1000000"
 
 #: Flags only the column mechanisms take, and flags only the histogram mechanisms take.
 COLUMN_ONLY = ("columns", "bounds", "grid", "rho", "clamp", "items")
-HISTOGRAM_ONLY = ("column", "universe", "value_column", "value_bound", "value_step")
+HISTOGRAM_ONLY = ("column", "universe", "other", "value_column", "value_bound", "value_step")
 
 
 def column_options() -> dict[str, Option]:
@@ -209,14 +210,21 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     list_column = args.columns if baskets else None  # a Parquet file's list column of ids
     kind = "parquet" if list_column else input_format(args.input, columns[0].name, args.format)
     budget = getattr(args, entry.budget)
+    if baskets and args.nulls is not None:
+        raise ParameterError("--nulls: a basket has no missing values (its ids are its 1s)")
+    names = [c.name for c in columns]
+    policies = null_policies(args.nulls, names, keys=False)
+    clamp = bool(args.clamp)
     with (
         Progress(not args.quiet, DELAY_SECONDS) as progress,
         opened_input(args.input, kind) as source,
     ):
+        source = fill_missing(
+            source, names, policies, lambda i, v: columns[i].index(v, "--nulls", clamp)
+        )
         if not args.quiet:
             _announce(entry, source, "baskets" if baskets else entry.reads, engine)
         progress.phase(f"reading {source.name}")
-        clamp = bool(args.clamp)
         data: Any
         if baskets:
             n, data = _baskets(engine, source, list_column, len(columns), progress)
@@ -256,8 +264,9 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
                         "lower": rational(c.lower),
                         "upper": rational(c.upper),
                         "step": rational(c.step),
+                        **({"nulls": p} if args.nulls is not None else {}),
                     }
-                    for c in columns
+                    for c, p in zip(columns, policies, strict=True)
                 ],
                 "clamp": clamp,
                 **built.parameters(),

@@ -157,9 +157,14 @@ class DuckDBStatistics:
             described = connect().execute(f"DESCRIBE SELECT * FROM {self.where}").fetchall()
             header = [row[0] for row in described]
             positions = header_positions(header, self.wanted, source.name, "Parquet")
+            filled = {name for name, _ in source.missing}  # read through their texts
             for i, (column, at) in enumerate(zip(columns, positions, strict=True)):
                 bits = INTEGER_TYPES.get(str(described[at][1]))
-                if bits is not None and _IntegerGrid.fits(column, bits):
+                if (
+                    bits is not None
+                    and column.name not in filled
+                    and _IntegerGrid.fits(column, bits)
+                ):
                     name = '"' + header[at].replace('"', '""') + '"'
                     self.grids[i] = _IntegerGrid(column, name, clamp)
         self._n: int | None = None

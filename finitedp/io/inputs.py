@@ -42,11 +42,14 @@ class InputFile:
         path: the file DuckDB or the line reader opens (it may be read twice).
         name: the name messages use (``<stdin>`` for ``-``).
         kind: ``"csv"``, ``"parquet"`` or ``"text"``.
+        missing: ``(column, value)``: every engine reads a missing value of the column
+            (a Parquet NULL, an empty CSV field) as ``value`` (:mod:`finitedp.io.missing`).
     """
 
     path: str
     name: str
     kind: str
+    missing: tuple[tuple[str, str], ...] = ()
 
 
 #: The characters of a name every engine reads literally as a local path.

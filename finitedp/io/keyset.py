@@ -73,6 +73,12 @@ class KeyUniverse(Universe):
         """The declared keys, in order (a copy)."""
         return list(self._keys)
 
+    def with_key(self, key: str) -> KeyUniverse:
+        """This list with ``key`` added last, unless it is a key already."""
+        if key in self._index:
+            return self
+        return KeyUniverse([*self._keys, key], self._other, self._source)
+
     @property
     def other(self) -> bool:
         """Whether the catch-all bin ``(other)`` is there."""

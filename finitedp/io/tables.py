@@ -108,7 +108,9 @@ def _csv_header(source: InputFile) -> list[str]:
 
 
 def relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> list[str]:
-    """``[FROM clause, expression of each wanted column]``, the columns checked."""
+    """``[FROM clause, expression of each wanted column]``, the columns checked; a
+    column with a declared replacement (``source.missing``) reads it for a missing value."""
+    fill = dict(source.missing)
     if source.kind == "parquet":
         where = f"read_parquet({literal(source.path)})"
         try:
@@ -121,23 +123,37 @@ def relation(source: InputFile, columns: tuple[tuple[str | None, str], ...]) -> 
         positions = header_positions(header, columns, source.name, "Parquet")
         # A BLOB is read as UTF-8 text, strictly (decode fails on other bytes), as CSV and
         # text input are: CAST would turn bytes FF FE into the text '\xFF\xFE'.
+        texts = [
+            ("decode" if described[i][1] == "BLOB" else "CAST")
+            + f'("{header[i].replace(chr(34), chr(34) * 2)}"'
+            + ("" if described[i][1] == "BLOB" else " AS VARCHAR")
+            + ")"
+            for i in positions
+        ]
+        # A declared replacement stands for a NULL (io/missing.py).
+        fills = [fill.get(str(header[i])) for i in positions]
         return [
             where,
             *(
-                ("decode" if described[i][1] == "BLOB" else "CAST")
-                + f'("{header[i].replace(chr(34), chr(34) * 2)}"'
-                + ("" if described[i][1] == "BLOB" else " AS VARCHAR")
-                + ")"
-                for i in positions
+                t if v is None else f"coalesce({t}, {literal(v)})"
+                for t, v in zip(texts, fills, strict=True)
             ),
         ]
     header = _csv_header(source)
     positions = header_positions(header, columns, source.name, "CSV")
     where = csv_relation(source, len(header))
     if len(header) == 1:  # a blank line reads as NULL: csv skips it, so does finitedp
-        return [f"(SELECT * FROM {where} WHERE c0 IS NOT NULL)", "c0"]
-    # With several columns DuckDB skips blank lines; NULL is an empty unquoted field.
-    return [where, *(f"coalesce(c{i}, '')" for i in positions)]
+        where, texts = f"(SELECT * FROM {where} WHERE c0 IS NOT NULL)", ["c0"]
+    else:  # with several columns DuckDB skips blank lines; NULL is an empty unquoted field
+        texts = [f"coalesce(c{i}, '')" for i in positions]
+    fills = [fill.get(header[i]) for i in positions]
+    return [
+        where,
+        *(
+            t if v is None else f"CASE WHEN {t} = '' THEN {literal(v)} ELSE {t} END"
+            for t, v in zip(texts, fills, strict=True)
+        ),
+    ]
 
 
 #: The CSV text read as NULL where an empty field must not be (a row padded with NULL;
@@ -240,8 +256,14 @@ def _diagnosis(
         try:
             text = decode_utf8(read_bytes(source.path), source.name)
             if columns:
+                # A declared replacement stands for an empty field here as in SQL.
+                fills = [dict(source.missing).get(str(c)) for c, _ in columns]
                 for line, values in csv_fields(text, *columns, name=source.name):
                     if check is not None:
+                        values = [
+                            v if f is None or v != "" else f
+                            for v, f in zip(values, fills, strict=True)
+                        ]
                         check(f"{source.name}, line {line}", values)
             else:
                 for _ in csv.reader(io.StringIO(text, newline=""), strict=True):
@@ -322,8 +344,8 @@ def labels_in_order(
             return
         for record in batch:
             row += 1
-            if any(value is None for value in record):
-                raise null_row(source, wanted[0][0], row)
+            if None in record:  # the column that holds it, not the first one asked
+                raise null_row(source, wanted[list(record).index(None)][0], row)
             yield f"{source.name}, row {row}", list(record)
 
 
@@ -438,6 +460,7 @@ def null_row(source: InputFile, column: str | None, row: int | None = None) -> P
     """The refusal of an empty (NULL) value of ``column``, at ``row`` if known."""
     at = "" if row is None else f", row {row}"
     return ParameterError(
-        f"{source.name}{at}: the column {column!r} has an empty value (NULL); every row "
-        f"needs a value in the universe"
+        f"{source.name}{at}: the column {column!r} has a missing value (NULL); give "
+        "--nulls VALUE to read a public value in its place (--nulls key counts missing "
+        'keys as the key (null)); README, "Missing values"'
     )

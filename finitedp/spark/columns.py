@@ -291,7 +291,7 @@ def read_frame(source: InputFile) -> Any:
     session = spark_session()
     reader = session.read
     if kind == "parquet":
-        return reader.parquet(path)
+        return _filled(reader.parquet(path), source, csv=False)
     # With column pruning (the default) Spark parses only the columns a job selects and
     # lets a ragged row through; every field is parsed, as DuckDB's reader does.
     session.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
@@ -310,4 +310,18 @@ def read_frame(source: InputFile) -> Any:
         nullValue=CSV_NULL,
     )
     # An unquoted empty field is still a null to Spark; FAILFAST leaves it the only one.
-    return frame.na.fill("")
+    return _filled(frame.na.fill(""), source, csv=True)
+
+
+def _filled(frame: Any, source: InputFile, csv: bool) -> Any:
+    """``frame`` with each declared replacement read for a missing value (a NULL; in a CSV
+    file an empty field), as DuckDB's relation reads it (:mod:`finitedp.io.missing`)."""
+    from pyspark.sql import functions as f
+
+    for name, value in source.missing:
+        if name not in frame.columns:
+            continue  # the caller names the missing column
+        text = text_of(frame, name)
+        missing = (text == "") if csv else text.isNull()
+        frame = frame.withColumn(name, f.when(missing, f.lit(value)).otherwise(text))
+    return frame
