@@ -98,6 +98,11 @@ class Accuracy:
         source: the theorem or figure the numbers come from.
         relative_to: what the bounds compare the release with: the true counts, or
             (a sketch) its counters, with the further bias to the true counts.
+        absent_listed: (a release that lists some empty bins) the expected number of keys
+            absent from the data that it lists, each with a count above the threshold;
+            ``None`` where no absent key is listed.
+        absent_beyond: the probability that some absent key is listed with a count beyond
+            the simultaneous bound (exact or a certified upper bound).
     """
 
     beta: Fraction
@@ -106,6 +111,8 @@ class Accuracy:
     simultaneous: int | None
     source: str
     relative_to: str = "the true counts"
+    absent_listed: Fraction | None = None
+    absent_beyond: Fraction | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         """The statement as JSON-ready values (``beta`` as an exact fraction string)."""
@@ -116,6 +123,16 @@ class Accuracy:
             "simultaneous": _maybe_int(self.simultaneous),
             "source": self.source,
             "relative_to": self.relative_to,
+            **(
+                {"absent_listed": rational(self.absent_listed)}
+                if self.absent_listed is not None
+                else {}
+            ),
+            **(
+                {"absent_beyond": rational(self.absent_beyond)}
+                if self.absent_beyond is not None
+                else {}
+            ),
         }
 
 

@@ -219,7 +219,7 @@ def test_every_path_makes_6n_plus_1_calls_with_public_domains() -> None:
 def test_user_level_parameters_threshold_and_privacy() -> None:
     mech = BlanketHistogram(400, 2**64, 1, "1/1000")
     sampler, b = mech.sampler, mech.threshold
-    assert isinstance(sampler, FastSample) and sampler.gamma == Fraction(1, 4000 * 2**64)
+    assert isinstance(sampler, FastSample) and sampler.gamma == Fraction(1, 2**64 << 40)
     # b is the least threshold whose expected blanket is at most beta/2.
     tail = lambda z: sampler.d - sampler.cdf(0, z)  # noqa: E731
     assert 2**64 * tail(b) * 2000 <= sampler.d < 2**64 * tail(b - 1) * 2000
@@ -422,3 +422,48 @@ def test_hostile_parameters_are_refused_at_once(
         getattr(finitedp.errors, error),
     )
     assert re.search(pattern, str(raised)), raised
+
+
+def test_absent_keys_are_listed_near_the_threshold_as_stated_on_the_exact_law() -> None:
+    """Issue 51: FastSample's uniform share is ``2^-40 / N``, so an absent key is listed
+    far off only with the core's own tail: on the exact law of a tiny release, the chance
+    of listing some absent key is at most ``absent_listed`` and of listing one beyond the
+    bound for every count at most ``absent_beyond``, both exact figures of the statement."""
+    mech = BlanketHistogram(3, 7, 8, "1/2")
+    sampler = mech.sampler
+    assert isinstance(sampler, FastSample) and 7 * sampler.gamma <= Fraction(1, 2**40)
+    law = exact_distribution(lambda rng: mech._release({2: 3}, rng))
+    acc = mech.accuracy("1/2")
+    assert acc.simultaneous is not None and acc.absent_listed is not None
+    assert acc.absent_beyond is not None
+
+    def chance(above: int) -> Fraction:
+        return sum(
+            (q for r, q in law.items() if any(r[x] > above for x in range(1, 8) if x != 2)),
+            Fraction(0),
+        )
+
+    assert 0 < chance(0) <= acc.absent_listed == mech.absent_tail(mech.threshold)
+    assert 0 < chance(acc.simultaneous) <= acc.absent_beyond < acc.absent_listed
+    # What the statement says in words (finitedp query) and in JSON.
+    assert "absent_beyond" in acc.to_json_dict() and mech.absent_tail(3) == 0
+
+
+def test_the_uniform_share_no_longer_lists_phantoms_with_arbitrary_counts() -> None:
+    # The flights shape: before, gamma = beta/(4N) put 2.5 % on an absent key listed with
+    # any count up to n; now the union bound beyond the stated bound is below 1e-8.
+    mech = BlanketHistogram(336776, (256**4 - 1) // 255, 1, "1/10")
+    acc = mech.accuracy("1/10")
+    assert acc.absent_beyond is not None and acc.absent_beyond < Fraction(1, 10**8)
+    assert acc.absent_listed is not None and acc.absent_listed <= Fraction(1, 20)
+
+
+def test_the_stricter_setting_lists_absent_keys_at_most_2_to_the_minus_40() -> None:
+    loose = BlanketHistogram(5613, (256**4 - 1) // 255, 2, "1/10")
+    strict = BlanketHistogram(5613, (256**4 - 1) // 255, 2, "1/10", absent=Fraction(1, 2**40))
+    assert strict.absent_tail(strict.threshold) <= Fraction(1, 2**40)
+    assert strict.absent_tail(strict.threshold - 1) > Fraction(1, 2**40)  # the least b
+    assert loose.threshold < strict.threshold <= 3 * loose.threshold
+    for bad in (0, "1/19", "1/2", -1):
+        with pytest.raises(ParameterError, match="absent"):
+            BlanketHistogram(5613, 2**64, 2, "1/10", absent=bad)

@@ -114,12 +114,12 @@ def test_parquet_null_and_non_text_values_are_refused(
     duckdb.sql(f"COPY (SELECT * FROM (VALUES (1.5), (2.0)) t(k)) TO '{floats}' (FORMAT parquet)")
     argv = ["--column", "k", "--universe", "int:5", "--epsilon", "1", "--quiet"]
     code, out, err = _release(["release", str(nulls), *argv], capsys)
-    assert code == 2 and out == "" and "an empty value (NULL)" in err
+    assert code == 2 and out == "" and "a missing value (NULL)" in err
     code, out, err = _release(["release", str(floats), *argv], capsys)
     assert code == 2 and out == "" and "is not in the universe int:5" in err
     with (
         opened_input(str(nulls), "parquet") as source,
-        pytest.raises(ParameterError, match="row 2: the column 'k' has an empty value"),
+        pytest.raises(ParameterError, match="row 2: the column 'k' has a missing value"),
     ):
         list(keys_in_order(source, "k", parse_universe("int:5")))
 
@@ -180,7 +180,7 @@ def test_ranked_keys_refuse_nulls_and_values_outside_the_universe(tmp_path: Path
     )
     with (
         opened_input(str(nulls), "parquet") as source,
-        pytest.raises(ParameterError, match="row 3: the column 'k' has an empty value"),
+        pytest.raises(ParameterError, match="row 3: the column 'k' has a missing value"),
     ):
         ranked_keys(source, "k", parse_universe("int:5"))
     path = tmp_path / "out.csv"

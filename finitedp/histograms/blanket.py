@@ -60,6 +60,10 @@ __all__ = [
 #: distinct rows): the noisy counts, ``2n + 1`` chain steps and ``2n`` shuffle draws.
 BLANKET_US = 25
 
+#: FastSample's uniform share is 2^-PHANTOM_BITS / N: any absent key is listed far off
+#: (the uniform component's count) with probability at most 2^-40 per release.
+PHANTOM_BITS = 40
+
 
 def require_blanket_time(n: int, universe_size: int) -> None:
     """Refuse a blanket release of ``n`` rows estimated above the time budget.
@@ -183,6 +187,11 @@ class BlanketHistogram(HistogramMechanism):
             of ``n log2(b)`` bits, for small ``n``).
         noise: ``"tight"`` (the default) or ``"paper"`` (GeoSample only: FastSample's
             paper ratio is proved only against the irrational ``e^(eps/2)``).
+        absent: the bound on the expected number of keys absent from the data that a
+            release lists (``N Pr[M(0, U) > b]``), in ``(0, beta/2]``; ``beta/2`` by
+            default.  ``2^-40`` lists none in practice, at a higher threshold ``b``.
+            FastSample's uniform share is ``2^-40/N`` either way, so an absent key is
+            listed with an arbitrary count with probability at most ``2^-40``.
 
     Raises:
         ParameterError: parameters out of range; NotApplicableError (a ParameterError):
@@ -201,6 +210,7 @@ class BlanketHistogram(HistogramMechanism):
         *,
         counter: str = "fast",
         noise: str = "tight",
+        absent: object = None,
     ) -> None:
         super().__init__(n, universe_size)
         self._noise = check_noise(noise)
@@ -215,7 +225,7 @@ class BlanketHistogram(HistogramMechanism):
                     'noise: "paper" with counter "fast": FastSample\'s paper ratio is proved '
                     'only against the irrational e^(eps/2); use noise "tight" or counter "geo"'
                 )
-            gamma = self._beta / (4 * m)
+            gamma = Fraction(1, m << PHANTOM_BITS)
             self._sampler = FastSample(self._n, epsilon, gamma, noise=noise, samples=2 * self._n)
         elif counter == "geo":
             self._sampler = GeoSample(self._n, epsilon, noise=noise, samples=2 * self._n)
@@ -225,9 +235,22 @@ class BlanketHistogram(HistogramMechanism):
         if ratio is None:  # pragma: no cover - refused above (FastSample's paper ratio)
             raise ParameterError("noise: the sampler has no proven rational ratio")
         h = slack_bits(ratio, self._sampler.epsilon, steps)
-        self._threshold = blanket_threshold(self._sampler, m, self._beta / 2)
+        self._threshold = blanket_threshold(self._sampler, m, self._absent_budget(absent))
         tail = self._sampler.d - self._sampler.cdf(0, self._threshold)
         self._chain = BlanketChain(m, tail, self._sampler.d, steps - 1, h)
+
+    def _absent_budget(self, absent: object) -> Fraction:
+        """The bound on the expected blanket: ``beta/2``, or a smaller ``absent`` asked for."""
+        if absent is None:
+            return self._beta / 2
+        budget = exact_fraction(absent, "absent")
+        if not 0 < budget <= self._beta / 2:
+            raise ParameterError(
+                f"absent: got {short_fraction(budget)}; the expected number of absent keys "
+                f"listed must lie in (0, beta/2 = {short_fraction(self._beta / 2)}] (the "
+                "accuracy statement gives the blanket half of beta)"
+            )
+        return budget
 
     @property
     def sampler(self) -> CountingSampler:
@@ -274,9 +297,26 @@ class BlanketHistogram(HistogramMechanism):
         a = sample_accuracy(self._sampler, b / 2)
         a_all = sample_accuracy(self._sampler, b / (2 * self._n))
         t = self._threshold
+        every = None if a_all is None else a_all + t
         return Accuracy(
-            b, a, None if a is None else a + t, None if a_all is None else a_all + t, source
+            b,
+            a,
+            None if a is None else a + t,
+            every,
+            source,
+            absent_listed=self.absent_tail(t),
+            absent_beyond=None if every is None else min(Fraction(1), self.absent_tail(every)),
         )
+
+    def absent_tail(self, count: int) -> Fraction:
+        """``N Pr[M(0, U) > count]``, exact: for ``count = b`` the expected number of absent
+        keys listed; above it, a union bound on some absent key listed with a larger count
+        (a listed empty bin's count follows ``M(0, U)`` above ``b``).  FastSample's uniform
+        share adds at most ``N gamma = 2^-PHANTOM_BITS`` to it."""
+        s = self._sampler
+        if count >= self._n:
+            return Fraction(0)
+        return Fraction(self._universe_size * (s.d - s.cdf(0, count)), s.d)
 
     @property
     def max_oracle_calls(self) -> int:

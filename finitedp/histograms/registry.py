@@ -56,7 +56,17 @@ def _pure_sparse(n: int, m: int, p: ReleaseParameters) -> Mechanism:
 
 def _blanket(n: int, m: int, p: ReleaseParameters) -> Mechanism:
     noise = p.option("noise") or "tight"
-    return BlanketHistogram(n, m, p.epsilon, p.beta, counter=p.counter, noise=noise)
+    absent = p.option("absent")
+    return BlanketHistogram(n, m, p.epsilon, p.beta, counter=p.counter, noise=noise, absent=absent)
+
+
+#: ``--absent``: blanket's budget for listing keys absent from the data.
+ABSENT = Option(
+    "absent",
+    "blanket: list keys absent from the data at most P times per release on average "
+    "(default beta/2; e.g. 2^-40 lists none in practice, at a higher threshold)",
+    metavar="P",
+)
 
 
 _STABILITY_LAYERS = """
@@ -147,7 +157,7 @@ ENTRIES: tuple[MechanismEntry, ...] = (
         neighbours=REPLACE_ONE_ROW,
         build=_blanket,
         release_type="partial_histogram",
-        release_options=(NOISE,),
+        release_options=(NOISE, ABSENT),
         audit=AuditTarget(
             "BlanketHistogram over every dataset of a tiny universe",
             BLANKET_SIZES,

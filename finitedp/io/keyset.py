@@ -12,7 +12,7 @@ declared, never read from the data, and travels in the release document (``"keys
 from __future__ import annotations
 
 from ..errors import ParameterError
-from .universe import Universe, _preview
+from .universebase import Universe, _preview
 
 __all__ = ["MAX_KEYS", "OTHER", "KeyUniverse", "key_list"]
 

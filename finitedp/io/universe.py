@@ -60,10 +60,11 @@ Two universes, written as a spec string (see ``SPEC.md``, "Universe encodings"):
 from __future__ import annotations
 
 import re
-from abc import ABC, abstractmethod
 
 from ..errors import ParameterError
 from ..params import short_int
+from .keyset import KeyUniverse, key_list
+from .universebase import Universe, _preview
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -86,63 +87,6 @@ MAX_UTF8_BYTES = 65536
 # Canonical positive decimal: ASCII only (str.isdigit and int() also accept
 # other scripts' digits, underscores and surrounding spaces).
 _DECIMAL = re.compile(r"[1-9][0-9]*")
-
-
-def _preview(label: str) -> str:
-    """``repr`` of a label, cut short so that an error message stays one readable line."""
-    return repr(label) if len(label) <= 60 else repr(label[:60]) + "..."
-
-
-class Universe(ABC):
-    """A declared universe: a spec string, a size ``|X|`` and a labelling of ``[1, |X|]``."""
-
-    __slots__ = ()
-
-    @property
-    @abstractmethod
-    def spec(self) -> str:
-        """The spec string that :func:`parse_universe` reads back: ``"int:M"`` or ``"utf8:L"``."""
-
-    @property
-    @abstractmethod
-    def size(self) -> int:
-        """``|X|``: the values are numbered ``1..size``."""
-
-    @abstractmethod
-    def encode(self, label: str) -> int:
-        """The number of ``label`` in ``[1, size]``.
-
-        Raises:
-            ParameterError: ``label`` is not a value of this universe (the
-                message names the value and says what the values are).
-        """
-
-    @abstractmethod
-    def decode(self, x: int) -> str:
-        """The label numbered ``x``: the inverse of :meth:`encode`.
-
-        Raises:
-            ParameterError: ``x`` is outside ``[1, size]`` or is no label's number.
-        """
-
-    def _check_number(self, x: object) -> int:
-        if isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= self.size:
-            shown = short_int(x) if isinstance(x, int) else repr(x)
-            raise ParameterError(
-                f"x: got {shown}; the values of {self.spec} are numbered 1..{short_int(self.size)}"
-            )
-        return x
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Universe):
-            return NotImplemented
-        return self.spec == other.spec
-
-    def __hash__(self) -> int:
-        return hash(self.spec)
-
-    def __repr__(self) -> str:
-        return f"parse_universe({self.spec!r})"
 
 
 class IntUniverse(Universe):
@@ -382,8 +326,6 @@ def parse_universe(spec: str, *, other: bool = False) -> Universe:
             with a universe that is not a key list.
     """
     if spec.startswith(("keys:", "keys=")):
-        from .keyset import KeyUniverse, key_list  # it imports this module
-
         if spec.startswith("keys:"):
             path = spec[len("keys:") :]
             return KeyUniverse(key_list(path), other, source=path)

@@ -1,0 +1,103 @@
+"""Seeded releases at file speed and in bounded memory (issue 53 item 1).
+
+Run: ``python benchmarks/bench_seeded.py [--rows 10000000] [--dir DIR] [--skip NAME,...]``.
+
+A Parquet file of ``--rows`` rows of one string key column (10^4 keys, Zipf-like:
+``k`` || floor(10^4 u^3)) is generated once with DuckDB and kept in ``--dir``.  Then
+DuckDB's own ``GROUP BY key count(*)`` of it, and every histogram and sketch mechanism
+of ``finitedp release`` over ``--universe utf8:8``, without and with ``--seed``, each in
+its own process (wall time and peak resident memory, ``ru_maxrss``).  It prints each
+pair and the seeded/unseeded ratios of time and memory (target: both within 1.2), and
+each release's time against DuckDB's count; it asserts nothing (the machines are noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import duckdb
+
+_DUCK = r"""
+import json, resource, sys, time
+import duckdb
+con = duckdb.connect(config={"threads": 2})
+con.execute("SET enable_progress_bar = false")
+start = time.perf_counter()
+con.execute(f"SELECT key, count(*) FROM read_parquet('{sys.argv[1]}') GROUP BY key").fetchall()
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"seconds": seconds, "peak": peak}))
+"""
+
+_RELEASE = r"""
+import contextlib, io, json, resource, sys, time
+from finitedp.cli import main
+start = time.perf_counter()
+with contextlib.redirect_stderr(io.StringIO()):
+    code = main(sys.argv[1:])
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"code": code, "seconds": seconds, "peak": peak}))
+"""
+
+#: Each mechanism's own flags.
+MECHANISMS = {
+    "stability": ["--delta", "1/1000000"],
+    "blanket": [],
+    "pmg": ["--k", "100", "--delta", "1/1000000"],
+    "alp": ["--delta", "1/1000000"],
+}
+
+
+def _run(script: str, *argv: str) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-2000:])
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10**7)
+    parser.add_argument("--dir", default=tempfile.gettempdir())
+    parser.add_argument("--skip", default="")
+    args = parser.parse_args()
+    path = Path(args.dir) / f"finitedp-keys-{args.rows}.parquet"
+    if not path.exists():
+        duckdb.sql(
+            f"COPY (SELECT 'k' || CAST(floor(10000 * pow(random(), 3)) AS INTEGER) AS key "
+            f"FROM range({args.rows})) TO '{path}' (FORMAT parquet)"
+        )
+    duck = _run(_DUCK, str(path))
+    print(
+        f"{args.rows:,} rows, 10^4 keys; DuckDB GROUP BY count: {duck['seconds']:.2f} s, "
+        f"{duck['peak'] / 2**20:.0f} MiB"
+    )
+    skip = set(filter(None, args.skip.split(",")))
+    out = Path(tempfile.mkdtemp(prefix="finitedp-bench-")) / "r.json"
+    for name, flags in MECHANISMS.items():
+        if name in skip:
+            continue
+        argv = ["release", str(path), "--column", "key", "--universe", "utf8:8", "--epsilon"]
+        argv += ["1", "--mechanism", name, *flags, "--quiet", "--out", str(out)]
+        plain = _run(_RELEASE, *argv)
+        seeded = _run(_RELEASE, *argv, "--seed", "5eed")
+        print(
+            f"  {name:<10} unseeded {plain['seconds']:7.2f} s {plain['peak'] / 2**20:6.0f} MiB"
+            f" | seeded {seeded['seconds']:7.2f} s {seeded['peak'] / 2**20:6.0f} MiB"
+            f" | seeded/unseeded time {seeded['seconds'] / plain['seconds']:.2f}"
+            f" memory {seeded['peak'] / plain['peak']:.2f}"
+            f" | unseeded / DuckDB {plain['seconds'] / duck['seconds']:.1f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()
