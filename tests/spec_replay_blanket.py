@@ -113,7 +113,7 @@ def _blanket(p: dict[str, Any], derived: dict[str, Any], rows: list[int], tape: 
     eps, beta = Fraction(p["epsilon"]), Fraction(p["beta"])
     sampler: CountingSampler
     if p["counter"] == "fast":
-        sampler = FastSample(n, eps, beta / (4 * big_n), noise="tight")
+        sampler = FastSample(n, eps, Fraction(1, big_n << 40), noise="tight")
     else:
         sampler = GeoSample(n, eps, noise=p["noise"])
     d = sampler.d

@@ -115,8 +115,10 @@ def fastsample_plan(
 
 
 #: Integers of about ``bits(d)`` alive while sampling: ``d``, ``d'``, ``K d'``, the
-#: draw's bytes, the draw and its reduction, and the search's temporaries.
-SAMPLE_COPIES = 8
+#: draw's bytes, the draw and its reduction, and the search's temporaries (GMP's
+#: products and quotients among them: a process peaked at 12.9 times ``bits(d)/8``
+#: bytes at 1.4 * 10^8 bits, three samples of the lazy table).
+SAMPLE_COPIES = 14
 
 #: Above this size the search table is computed entry by entry when searched
 #: (``O(log t)`` exact powers per sample) instead of being kept in memory.
@@ -204,7 +206,9 @@ class FastSample(CountingSampler):
         require_sampling_time(
             bits,
             CONSTRUCTION_PASSES + (2 * width if kept else 0),
-            0 if kept else (2 + (min(2 * t, n) + 1).bit_length()) // 2,  # half a pass each
+            # The lazy table: a truncated CDF per comparison, a pass each (measured 4 s a
+            # sample at 1.4 * 10^8 bits, where a pass is estimated at 0.9 s).
+            0 if kept else 2 + (min(2 * t, n) + 1).bit_length(),
             samples,
             empty,
             f"FastSample (t = {short_int(t)})",

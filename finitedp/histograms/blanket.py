@@ -101,7 +101,8 @@ def blanket_threshold(sampler: CountingSampler, universe_size: int, budget: Frac
     if scaled(n - 1) < target:
         raise NotApplicableError(
             f"n: got {n}; no threshold b < n keeps the expected blanket N Pr[M(0, U) > b] at "
-            f"most {budget} for N = {short_int(universe_size)}: use more rows, a larger "
+            f"most {short_fraction(budget)} for N = {short_int(universe_size)}: use more rows, a "
+            f"larger "
             f"epsilon or a larger beta"
         )
     return bisect_cdf(scaled, n - 1, target)
@@ -172,7 +173,7 @@ class BlanketHistogram(HistogramMechanism):
 
     >>> mech = BlanketHistogram(n=400, universe_size=2**64, epsilon=1, beta="1/100")
     >>> mech.privacy, mech.threshold, mech.max_oracle_calls
-    (Privacy(epsilon=Fraction(1, 1), delta=Fraction(0, 1)), 100, 2401)
+    (Privacy(epsilon=Fraction(1, 1), delta=Fraction(0, 1)), 99, 2401)
     >>> from finitedp.oracle import SeededSource
     >>> release = mech.release({7: 250, 2**40: 150}, rng=SeededSource(b"blanket"))
     >>> sorted(release) == [7, 2**40], abs(release[7] - 250) <= mech.accuracy("1/100").per_query

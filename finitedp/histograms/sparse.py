@@ -420,9 +420,9 @@ class PureSparseHistogram(HistogramMechanism):
         self._sampler: CountingSampler
         if counter == "fast":
             gamma = self._beta / (8 * self._universe_size)
-            self._sampler = FastSample(self._n, self._epsilon, gamma, noise=noise)
+            self._sampler = FastSample(self._n, self._epsilon, gamma, noise=noise, samples=self._n)
         else:
-            self._sampler = GeoSample(self._n, self._epsilon, noise=noise)
+            self._sampler = GeoSample(self._n, self._epsilon, noise=noise, samples=self._n)
         self._delta = pure_sparse_delta(self._epsilon, self._beta1, self._n, self._universe_size)
         self._mix = _mixture(self._sampler, self._epsilon, self._beta1, self._universe_size, pad)
         # Lemma 3.2's condition (1), decided exactly for these parameters (BV Thm 6.10 i).

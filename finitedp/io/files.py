@@ -235,6 +235,18 @@ def check_out(out: str | None, inputs: str) -> None:
         )
     if kind == "missing" and not target.parent.is_dir():
         raise ParameterError(f"--out: the directory of {out} does not exist")
+    if kind in ("missing", "regular"):
+        # The release is written to a temporary file beside it, then renamed: a folder
+        # that takes no new file is refused now, not after the whole read.
+        try:
+            handle, probe = tempfile.mkstemp(prefix=".finitedp-probe-", dir=target.parent)
+        except OSError as error:
+            raise ParameterError(
+                f"--out: cannot write in the directory of {out}: {error.strerror or error}"
+            ) from None
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
     if inputs != "-" and kind != "missing":
         with contextlib.suppress(OSError):
             if os.path.samefile(target, inputs):

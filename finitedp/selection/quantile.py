@@ -95,6 +95,12 @@ def _on_grid(
 ) -> tuple[Grid, int, Fraction, int]:
     """The grid, the public ``n``, ``q`` and the target rank ``m = floor(q n)``, checked."""
     grid = Grid(lower, upper, step)
+    if grid.size > 1 << 63:  # the values' indices and the counts are int64
+        raise ParameterError(
+            f"step: got {short_fraction(grid.step)}; the grid [{short_fraction(grid.lower)}, "
+            f"{short_fraction(grid.upper)}] then has about 2^{grid.size.bit_length() - 1} "
+            "points, and a quantile's grid has at most 2^63: use a coarser step"
+        )
     size = check_positive_int(n, "n")
     q = probability(quantile, "quantile", allow_zero=True, allow_one=True)
     return grid, size, q, (q * size).numerator // (q * size).denominator
