@@ -15,6 +15,11 @@ import sys
 def entry() -> int:
     """Import the command line and run it; Ctrl-C at any point is one line, status 130."""
     try:
+        if sys.argv[1:] == ["--version"]:  # answered without importing the commands
+            from . import __version__
+
+            print(f"finitedp {__version__}")
+            return 0
         from .cli import main
 
         return main()

@@ -239,8 +239,9 @@ TIME_CASES = [
         "bounded-geometric --noise tight at epsilon 10^-6",
         [*TINY, "--mechanism", "bounded-geometric", "--noise", "tight"],
         None,
-        r"epsilon = 1/1000000, gamma = 1/5140, n = 3: FastSample \(t = \d+\) over \d+-bit "
-        r"integers and 257 samples would take about \d+ (min|h), above the time budget of 10 min",
+        r"epsilon = 1/1000000, gamma = 1/5140, n = 3: FastSample('s integers \(d = .* would "
+        r"need about \d+\.\d GiB, above the limit| \(t = \d+\) over \d+-bit integers and 257 "
+        r"samples would take about \d+ (min|h), above the time budget of 10 min)",
     ),
     (
         "plot pmf at epsilon 10^-6",

@@ -43,12 +43,52 @@ def _query(args: argparse.Namespace) -> int:
         except ParameterError as error:
             raise ParameterError(f"query: {error}") from None
     # Every value is checked before anything is printed.
+    unlisted = _unlisted_words(document, release, name)
     lines = [
         f"{value}\t{_shown(release[x], args.exact)}"
+        if unlisted is None or x in listed_keys(release)
+        else f"{value}\t{unlisted}"
         for value, x in zip(args.values, numbers, strict=True)
     ]
     show("\n".join(lines))
     return 0
+
+
+def listed_keys(release: Any) -> set[int]:
+    """The keys a sketch or a partial histogram lists (a compact release lists none)."""
+    heavy = getattr(release, "heavy", None)
+    if heavy is not None:
+        return {x for x, _ in heavy}
+    bins = getattr(release, "bins", None)
+    return set() if bins is None else {x for x, _ in bins}
+
+
+def _unlisted_words(document: Any, release: Any, name: str) -> str | None:
+    """What ``query`` prints for a key the release does not list: that it is not listed and
+    the bound on its count (a sketch's includes its undercount, ``n/(k + 1)``); ``None``
+    where every key has a count (a dense or compact release)."""
+    accuracy = document.get("accuracy") if isinstance(document, dict) else None
+    if not isinstance(accuracy, dict):
+        return None
+    confidence = ""
+    if accuracy.get("beta") is not None:
+        beta = exact_fraction(str(accuracy["beta"]), "accuracy.beta")
+        confidence = f" with probability >= {decimal_nearest(1 - beta, 4)}"
+    if getattr(release, "heavy", None) is not None:
+        k = dict(getattr(release, "parameters", ())).get("k")
+        bound = accuracy.get("simultaneous")
+        if k is None or bound is None:
+            return "not listed"
+        share = f"n/{int(k) + 1}"
+        return (
+            f"not listed: below the sketch's threshold; its count is at most {bound} + {share}"
+            f"{confidence} (the sketch keeps {k} counters and undercounts each key by up to "
+            f"{share}; n, the stream length, is not released)"
+        )
+    threshold = accuracy.get("threshold")
+    if threshold is None or getattr(release, "bins", None) is None:
+        return None
+    return f"not listed: its count is at most {threshold}{confidence} (the release's threshold)"
 
 
 def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:

@@ -281,9 +281,24 @@ def _release(args: argparse.Namespace) -> int:
         payload = write_document(with_displays(document), None if to_stdout else args.out)
     summary = (
         f"n = {n:,} rows; universe {universe.spec} with |X| {_show_size(size)} values; "
-        f"{chosen}, {privacy.summary()}"
+        f"{chosen}, {privacy.summary()}{_sketch_words(release, accuracy.simultaneous)}"
     )
     return finish_release(args, payload, to_stdout, summary)
+
+
+def _sketch_words(release: Any, bound: int | None) -> str:
+    """For a sketch that lists fewer keys than its ``k`` counters: why, and what it misses."""
+    heavy, parameters = getattr(release, "heavy", None), dict(getattr(release, "parameters", ()))
+    if heavy is None or "k" not in parameters or len(heavy) >= int(parameters["k"]):
+        return ""
+    k = int(parameters["k"])
+    tau = f" tau = {parameters['tau']}" if "tau" in parameters else ""
+    unseen = "" if bound is None else f"; a key it does not list counts at most {bound} + n/{k + 1}"
+    return (
+        f"\n{len(heavy)} of k = {k} keys listed: the other counters' noisy values were below the "
+        f"threshold{tau} (the sketch undercounts every key by up to n/{k + 1}){unseen}; a larger "
+        "--k or epsilon sees more"
+    )
 
 
 def _mechanism_lines() -> str:

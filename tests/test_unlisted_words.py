@@ -1,0 +1,55 @@
+"""Issue 51 item 5: a release says what it does not list, in words, never as a bare 0.
+
+Laws: ``query`` of a key a sketch or a thresholded histogram does not list prints
+"not listed" and the bound on its count (a sketch's with its undercount ``n/(k + 1)``);
+a dense release (every key has a noisy count) prints the count, 0 included; a sketch
+that lists fewer keys than its ``k`` counters says so on stderr, with why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_run import run
+
+DATA = Path(__file__).resolve().parent.parent / "examples" / "data" / "visits.csv"
+KEYS = ["--column", "city", "--universe", "utf8:16", "--seed", "01"]
+
+
+def _release(tmp_path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> tuple[Path, str]:
+    out = tmp_path / "r.json"
+    code, _, err = run(["release", str(DATA), *KEYS, *flags, "--out", str(out)], capsys)
+    assert code == 0, err
+    return out, err
+
+
+def test_a_sketch_says_what_it_misses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    flags = ("--mechanism", "pmg", "--k", "4", "--epsilon", "2", "--delta", "1/100")
+    out, err = _release(tmp_path, capsys, *flags)
+    assert "1 of k = 4 keys listed" in err and "threshold tau = 9" in err
+    code, said, _ = run(["query", str(out), "Zürich", "東京"], capsys)
+    listed, unlisted = said.splitlines()
+    assert code == 0 and listed == "Zürich\t20"
+    assert unlisted.startswith("東京\tnot listed: below the sketch's threshold; its count is")
+    assert "at most 12 + n/5 with probability >= 0.9" in unlisted
+
+
+def test_a_thresholded_histogram_bounds_what_it_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, _ = _release(tmp_path, capsys, "--mechanism", "blanket", "--epsilon", "2", "--quiet")
+    code, said, _ = run(["query", str(out), "Atlantis"], capsys)
+    assert code == 0 and said.startswith("Atlantis\tnot listed: its count is at most ")
+
+
+def test_a_dense_release_prints_every_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "d.json"
+    argv = ["release", str(DATA), "--column", "weekday", "--universe", "int:9", "--epsilon", "1"]
+    code, _, err = run([*argv, "--seed", "01", "--out", str(out), "--quiet"], capsys)
+    assert code == 0, err
+    code, said, _ = run(["query", str(out), "9"], capsys)
+    value = said.split("\t")[1].strip()
+    assert code == 0 and value.lstrip("-").isdigit()  # a noisy count, 0 or not
