@@ -81,5 +81,17 @@ __all__ = [
     "TapeError",
     "__version__",
     "default_source",
+    "release",
     "satisfies_condition_1",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``finitedp.release`` (:mod:`finitedp.api`), imported when first asked: the entry
+    point reads files through DuckDB and the command line, which ``import finitedp``
+    does not load."""
+    if name in ("release", "Release"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'finitedp' has no attribute {name!r}")
