@@ -53,3 +53,25 @@ def test_a_dense_release_prints_every_count(
     code, said, _ = run(["query", str(out), "9"], capsys)
     value = said.split("\t")[1].strip()
     assert code == 0 and value.lstrip("-").isdigit()  # a noisy count, 0 or not
+
+
+def test_query_top_and_all_print_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "d.json"
+    flights, carriers = DATA.parent / "flights.csv", DATA.parent / "carriers.txt"
+    argv = ["release", str(flights), "--column", "carrier", "--universe", f"keys:{carriers}"]
+    argv += ["--epsilon", "2"]
+    code, _, err = run([*argv, "--seed", "01", "--out", str(out), "--quiet"], capsys)
+    assert code == 0, err
+    code, said, _ = run(["query", str(out), "--top", "3"], capsys)
+    rows = [line.split("\t") for line in said.splitlines()]
+    assert code == 0 and len(rows) == 3 and all(len(r) == 3 for r in rows)
+    counts = [int(r[1]) for r in rows]
+    assert counts == sorted(counts, reverse=True)  # largest first, the ± beside each
+    code, said, _ = run(["query", str(out), "--all", "--format", "csv"], capsys)
+    assert code == 0 and said.splitlines()[0] == "value,count,±"
+    code, said, _ = run(["query", str(out), "--top", "2", "--format", "json"], capsys)
+    assert code == 0 and '"plus_minus"' in said
+    code, _, err = run(["query", str(out), "UA", "--top", "2"], capsys)
+    assert code == 2 and "not both" in err
+    code, _, err = run(["query", str(out), "UA", "--format", "csv"], capsys)
+    assert code == 2 and "--format" in err

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
 from fractions import Fraction
 from typing import Any
 
@@ -29,6 +32,13 @@ def _query(args: argparse.Namespace) -> int:
     """
     name = "<stdin>" if args.release == "-" else args.release
     document = read_document(args.release)
+    if args.top is not None or args.all:
+        if args.values:
+            raise ParameterError("--top/--all: list the release's keys, or name VALUEs; not both")
+        show(_table(document, name, args))
+        return 0
+    if args.format is not None:
+        raise ParameterError("--format: shapes the table of --top K or --all")
     if not args.values:  # the release in words
         show("\n".join(describe_release(document, name)))
         return 0
@@ -103,6 +113,58 @@ def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:
     return 0
 
 
+def _table(document: Any, name: str, args: argparse.Namespace) -> str:
+    """The release as a table: each estimate (columns) or listed key by count, largest
+    first, with the stated ``±`` at ``beta`` beside it (``--top K`` keeps the first K)."""
+    estimates = column_estimates(document, name)
+    accuracy = document.get("accuracy") if isinstance(document, dict) else None
+    plus = accuracy.get("per_query") if isinstance(accuracy, dict) else None
+    rows: list[tuple[str, Fraction]]
+    if estimates is not None:
+        rows = [(c, exact_fraction(v, c)) for c, v in estimates.items()]
+        header = ("column", "estimate", "±")
+    else:
+        bins = document.get("bins") if isinstance(document, dict) else None
+        if not isinstance(bins, list):
+            raise ParameterError(
+                f"{name}: --top/--all list the keys a release lists; this one answers every "
+                "key (name the VALUEs to look up)"
+            )
+        load_release(document, name)  # the document checked as a query checks it
+        rows = []
+        for entry in bins:
+            label = entry.get("value")
+            shown = str(label) if label is not None else "0x" + str(entry.get("bytes", ""))
+            rows.append((shown, exact_fraction(str(entry["count"]), "count")))
+        rows.sort(key=lambda row: (-row[1], row[0]))
+        header = ("value", "count", "±")
+    if args.top is not None:
+        if args.top < 1:
+            raise ParameterError(f"--top: got {args.top}; give K >= 1")
+        rows = rows[: args.top]
+    margin = "" if plus is None else str(plus)
+    cells = [(key, _shown(value, args.exact), margin) for key, value in rows]
+    form = args.format or "tsv"
+    if form == "json":
+        return json.dumps(
+            [{header[0]: k, header[1]: str(v), "plus_minus": margin or None} for k, v in rows],
+            ensure_ascii=False,
+            indent=1,
+        )
+    if form in ("tsv", "csv"):
+        out = io.StringIO()
+        writer = csv.writer(out, delimiter="\t" if form == "tsv" else ",", lineterminator="\n")
+        if form == "csv":
+            writer.writerow(header)
+        writer.writerows(cells)
+        return out.getvalue().rstrip("\n")
+    widths = [max(len(str(c[i])) for c in [header, *cells]) for i in range(3)]
+    lines = [
+        "  ".join(str(c[i]).ljust(widths[i]) for i in range(3)).rstrip() for c in [header, *cells]
+    ]
+    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
+
+
 def _shown(value: int | Fraction, exact: bool) -> str:
     """An estimate as printed: exact with ``--exact``, else 6 significant digits."""
     return str(value) if exact else decimal_nearest(value)
@@ -132,5 +194,14 @@ def add_query(commands: Any) -> None:
     )
     query.add_argument(
         "--exact", action="store_true", help="print exact fractions instead of 6-digit decimals"
+    )
+    query.add_argument(
+        "--top", type=int, metavar="K", help="the K largest listed keys (or estimates), a table"
+    )
+    query.add_argument("--all", action="store_true", help="every listed key, largest first")
+    query.add_argument(
+        "--format",
+        choices=("tsv", "csv", "table", "json"),
+        help="the table's shape with --top or --all (default tsv; json keeps exact strings)",
     )
     query.set_defaults(run=_query)
