@@ -20,8 +20,11 @@ most levels that keep ``sigma_B >= 12`` (``n = 0`` below ``sigma = 12``).
 * **Privacy of this law**: a certified relative sandwich of
   ``exp(-z^2/(2 sigma^2))`` on a window (:mod:`.smoothing`) gives
   ``delta0``-approximate ``rho'``-zCDP at integer orders, ``rho'`` within a
-  millionth of ``Delta^2/(2 sigma^2)`` and ``delta0 <= 2^-64`` at sensitivity 1
-  up to ``sigma = 2^32`` (the proof note's table).
+  millionth of ``Delta^2/(2 sigma^2)`` and, at sensitivity 1, ``delta0 <= 2^-64``
+  for every ``sigma`` below the seventh level's start (3,320,746,166) and
+  ``delta0 <= 2^-60`` from there to ``2^32`` (the worst of a sweep,
+  ``benchmarks/proof_convolved_delta0.py``, is ``2^-60.95`` near ``3.336 * 10^9``; the
+  proof note's table).
 
 >>> from finitedp.oracle import SeededSource
 >>> g = ConvolvedGaussian(1000)
