@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import io
 import os
 import tempfile
@@ -205,7 +206,14 @@ def csv_relation(source: InputFile, fields: int) -> str:
 
 def _csv_scan(path: str, utf8: bool = False) -> tuple[int, bool, bool]:
     """``(number of '"', whether a line ends in ',', whether it is UTF-8)`` of a file,
-    in 4 MiB chunks (the UTF-8 check only when asked; ``True`` otherwise)."""
+    in 4 MiB chunks (the UTF-8 check only when asked; ``True`` otherwise).  Kept per
+    file version (size and modification time): a release builds its SQL several times."""
+    status = os.stat(path)
+    return _scan_once(path, status.st_size, status.st_mtime_ns, utf8)
+
+
+@functools.lru_cache(maxsize=8)
+def _scan_once(path: str, size: int, mtime: int, utf8: bool) -> tuple[int, bool, bool]:
     quotes, trailing, last, valid = 0, False, b"", True
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     with open(path, "rb") as handle:
