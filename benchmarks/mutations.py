@@ -42,6 +42,35 @@ class Mutation:
 
 
 MUTATIONS = (
+    # issue 54 item 7: certified figures moved to the wrong side (tests/test_certified_bounds.py)
+    Mutation(
+        "finitedp/counting/smoothing.py",
+        "def round_up",
+        "top = -(-scaled.numerator // scaled.denominator)",
+        "top = scaled.numerator // scaled.denominator",
+        ("tests/test_certified_bounds.py",),
+    ),
+    Mutation(
+        "finitedp/counting/smoothing.py",
+        "def _exp_upper",
+        "BITS)[1]",
+        "BITS)[0]",
+        ("tests/test_certified_bounds.py",),
+    ),
+    Mutation(
+        "finitedp/accounting/convert.py",
+        "def ln_upper",
+        "ln_bounds(x, PRECISION)[1]",
+        "ln_bounds(x, PRECISION)[0]",
+        ("tests/test_certified_bounds.py",),
+    ),
+    Mutation(
+        "finitedp/counting/alias.py",
+        "scaled[g] -= total - scaled[s]",
+        "(small if scaled[g] < total else large)",
+        "(small if scaled[g] <= total else large)",
+        ("tests/test_certified_bounds.py",),
+    ),
     Mutation(
         "finitedp/prefixdraw.py",
         "def add_block",
@@ -526,7 +555,7 @@ MUTATIONS = (
         "def _orders",
         "whole = centre.numerator // centre.denominator",
         "whole = centre.numerator * centre.denominator",
-        ("tests/test_accounting.py",),
+        ("tests/test_accounting.py", "tests/test_certified_bounds.py"),
     ),
     Mutation(
         "finitedp/accounting/ledger.py",

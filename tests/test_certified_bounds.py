@@ -1,0 +1,150 @@
+"""Certified figures pinned from both sides (issue 54 item 7).
+
+Laws: every certified bound is on the stated side of an independent computation
+(mpmath at 120 digits, or the exact law) — a bound moved to the wrong side fails
+(soundness) — and within a stated factor of it — a bound made much looser fails
+(tightness).  The alias table's tie rule is SPEC's (a column left exactly full goes
+to ``large``), pinned on the table that tells the two rules apart.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from finitedp.accounting.convert import exp_upper, ln_lower, ln_upper, sqrt_upper
+from finitedp.counting.alias import AliasTable
+from finitedp.counting.convolved import ConvolvedGaussian
+from finitedp.counting.smoothing import _exp_upper, round_up, sqrt_lower
+
+mpmath.mp.dps = 120
+
+positive = st.fractions(min_value=Fraction(1, 10**9), max_value=10**9).filter(lambda x: x > 0)
+exponents = st.fractions(min_value=-200, max_value=200)
+
+
+def _mp(x: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=positive)
+def test_round_up_is_above_and_within_2_to_the_minus_63(x: Fraction) -> None:
+    up = round_up(x)
+    assert x <= up <= x * (1 + Fraction(1, 2**63))
+    assert round_up(x, Fraction(1)) >= x  # a scale of its own: still above
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=exponents)
+def test_the_sandwichs_exponential_is_above_e_to_the_x_and_close(x: Fraction) -> None:
+    # x rounded up to a 2^-32 grid (relative 2^-32), then a bracket of 2^-192 absolute
+    up, truth = _mp(_exp_upper(x)), mpmath.exp(_mp(x))
+    assert truth <= up <= truth * (1 + mpmath.mpf(2) ** -31) + mpmath.mpf(2) ** -190
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=positive)
+def test_the_accountants_logarithms_bracket_ln_x_tightly(x: Fraction) -> None:
+    truth = mpmath.log(_mp(x))
+    low, high = _mp(ln_lower(x)), _mp(ln_upper(x))
+    assert low <= truth <= high
+    assert high - low <= mpmath.mpf(2) ** -78
+
+
+@settings(max_examples=40, deadline=None)
+@given(x=positive, e=exponents)
+def test_roots_and_exponentials_are_on_their_stated_sides(x: Fraction, e: Fraction) -> None:
+    root = mpmath.sqrt(_mp(x))
+    assert _mp(sqrt_lower(x)) <= root <= _mp(sqrt_upper(x))
+    assert _mp(sqrt_upper(x)) - root <= mpmath.mpf(2) ** -60 * max(1, root)
+    truth = mpmath.exp(_mp(e))
+    # the accountant's brackets: 2^-80 wide, absolutely below 1 and relatively above
+    assert truth <= _mp(exp_upper(e)) <= truth + mpmath.mpf(2) ** -78 * max(1, truth)
+
+
+def test_the_alias_tie_rule_is_specs() -> None:
+    # [1, 1, 3, 3]: column 3 is left with exactly W = 8 after its first gift; SPEC puts
+    # it back in `large` (scaled >= W). Putting it in `small` (<=) gives another table,
+    # and so another sample for the same draw.
+    table = AliasTable([1, 1, 3, 3])
+    assert (table.thresholds, table.aliases) == ([4, 4, 8, 4], [3, 3, 2, 2])
+    assert table.received() == [4, 4, 12, 12]  # N w_i: the law is exact
+    assert [table.outcome(3, r) for r in (3, 4)] == [3, 2]
+
+
+@pytest.mark.parametrize("sigma2", [Fraction(1, 2), 1000, 40000])
+def test_the_tail_bound_is_above_the_exact_tail_and_close(sigma2: Fraction | int) -> None:
+    g = ConvolvedGaussian.from_variance(sigma2)
+    law = g.pmf()
+    for t in (0, 1, 5, 50, 200, 400, 700, 900):
+        exact = sum((p for z, p in law.items() if abs(z) > t), Fraction(0))
+        bound = g.tail_bound(t)
+        assert exact <= bound <= 1
+        if g.levels == 0:
+            assert bound == exact  # one table: the tail is read off it exactly
+        elif t >= 200:
+            assert bound <= exact * Fraction(8, 5)  # the sandwich's own slack, measured 1.53
+
+
+def _cks_optimum(rho: Fraction, delta: Fraction) -> mpmath.mpf:
+    """min over real alpha > 1 of CKS20 Cor 13's epsilon, by golden section (mpmath)."""
+    r, log_delta = _mp(rho), mpmath.log(_mp(delta))
+
+    def at(t: mpmath.mpf) -> mpmath.mpf:  # alpha = 1 + e^t
+        a = 1 + mpmath.exp(t)
+        return a * r + (a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1) - log_delta) / (a - 1)
+
+    low, high = mpmath.mpf(-20), mpmath.mpf(20)
+    for _ in range(160):
+        m1, m2 = low + (high - low) * 0.382, low + (high - low) * 0.618
+        low, high = (low, m2) if at(m1) < at(m2) else (m1, high)
+    return at((low + high) / 2)
+
+
+@pytest.mark.parametrize(
+    ("rho", "delta"),
+    [
+        (Fraction(1, 2), Fraction(1, 10**6)),
+        (Fraction(1, 1000), Fraction(1, 10**9)),
+        (Fraction(8), Fraction(1, 100)),
+        (Fraction(1, 16), Fraction(1, 10**6)),
+        (Fraction(50), Fraction(1, 10**5)),
+    ],
+)
+def test_the_accountants_epsilon_is_at_the_optimum_from_above(
+    rho: Fraction, delta: Fraction
+) -> None:
+    from finitedp.accounting.convert import zcdp_epsilon
+
+    got, best = _mp(zcdp_epsilon(rho, delta)), _cks_optimum(rho, delta)
+    assert best <= got <= best * (1 + mpmath.mpf(1) / 2000)  # measured 1.7e-4 at most
+
+
+@pytest.mark.parametrize(
+    ("rho", "epsilon"),
+    [
+        (Fraction(1, 2), Fraction(5)),
+        (Fraction(1, 1000), Fraction(1, 4)),
+        (Fraction(3), Fraction(9)),
+    ],
+)
+def test_cks_delta_at_integer_orders_is_the_best_integer_order(
+    rho: Fraction, epsilon: Fraction
+) -> None:
+    from finitedp.accounting.convert import cks_delta
+
+    def log_delta(alpha: int) -> mpmath.mpf:
+        a = mpmath.mpf(alpha)
+        return (
+            (a - 1) * (a * _mp(rho) - _mp(epsilon)) + a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1)
+        )
+
+    best = mpmath.exp(min(log_delta(a) for a in range(2, 5000)))
+    got, _ = cks_delta(rho, epsilon, integer_orders=True)
+    # the order's exact delta, rounded up by the accountant's 2^-80 brackets
+    assert best <= _mp(got) <= best * (1 + mpmath.mpf(2) ** -60) + mpmath.mpf(2) ** -78
