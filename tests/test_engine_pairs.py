@@ -28,6 +28,8 @@ CSV_CASES = [
     ("backslash_mid.csv", b'k\n"A\\"B"\nC\n', "refused"),
     ("multiline.csv", b'k\n"A\nB"\nC\n', "same"),  # a quoted line break
     ("trailing_comma.csv", b"k,v\nA,1,\nC,2,\n", "refused"),  # three fields, not two
+    ("empty_last_field.csv", b"k,v\nA,\nB,2\n", "same"),  # two fields, the last empty
+    ("short_row.csv", b"k,v\nA,\nB\n", "refused"),  # one field (padding must not hide it)
     ("space_line.csv", b"k\nA\n \nC\n", "same"),  # the key " "
     ("bom.csv", "\ufeffk\nA\nC\n".encode(), "same"),
     ("crlf.csv", b"k\r\nA\r\nC\r\n", "same"),

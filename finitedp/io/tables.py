@@ -174,7 +174,8 @@ def csv_relation(source: InputFile, fields: int) -> str:
 
     * a row ending in a delimiter (``A,1,`` under a header of two fields) has a
       trailing empty field, which DuckDB drops: where a line ends in ``,`` one more
-      column is declared, padded with NULL, and a row that fills it is refused;
+      column is declared, padded with NULL, and a row that fills it is refused (and so
+      is a short row, which padding would otherwise let through);
     * its one-thread reader (which padding needs when quoted fields hold line breaks)
       drops a last record whose quote is never closed: an odd number of ``"`` in the
       file is a malformed file, refused by the strict reader naming its line.
@@ -198,9 +199,13 @@ def csv_relation(source: InputFile, fields: int) -> str:
     )
     # An empty field is '' here (NULL is the padding), and blank lines are skipped.
     kept = ", ".join(f"c{i}" for i in range(fields))
+    # Padding fills from the right: a row of the header's length has its last field (''
+    # at least) and no extra one; a longer row fills the extra column, a shorter one
+    # leaves its last field NULL (refused too, as the plain reader refuses it).
     return (
-        f"(SELECT {kept} FROM {padded} WHERE CASE WHEN c{fields} IS NULL THEN true ELSE "
-        f"error('a row with more fields than the header') END)"
+        f"(SELECT {kept} FROM {padded} WHERE CASE WHEN c{fields} IS NULL AND c{fields - 1} "
+        f"IS NOT NULL THEN true ELSE error('a row with more or fewer fields than the header') "
+        f"END)"
     )
 
 
