@@ -54,9 +54,10 @@ def _query(args: argparse.Namespace) -> int:
             raise ParameterError(f"query: {error}") from None
     # Every value is checked before anything is printed.
     unlisted = _unlisted_words(document, release, name)
+    listed = listed_keys(release) if unlisted is not None else set()
     lines = [
         f"{value}\t{_shown(release[x], args.exact)}"
-        if unlisted is None or x in listed_keys(release)
+        if unlisted is None or x in listed
         else f"{value}\t{unlisted}"
         for value, x in zip(args.values, numbers, strict=True)
     ]
@@ -177,8 +178,11 @@ def add_query(commands: Any) -> None:
         description="Print 'VALUE<TAB>COUNT' for each VALUE, from a release written by "
         "finitedp release (for a release over numeric columns, a sum, quantiles or means, "
         "each VALUE is a column name and its estimate is printed), "
-        "finitedp release (partial vectors: an unlisted value counts 0; compact releases are "
+        "finitedp release (a value a sketch or a thresholded histogram does not list is "
+        "printed as 'not listed' with the bound on its count; compact releases are "
         "evaluated) or from a bare release JSON (values are then the integers 1..|X|). "
+        "--top K and --all print the listed keys (or a column release's estimates) as a "
+        "table, largest first, with the stated ± beside each. "
         "Every value is checked against the release's universe before anything is printed. "
         "A figure that is not a whole number is printed to 6 significant digits, rounded to "
         "nearest (a readable estimate, not a bound); --exact prints the exact fraction the "
