@@ -96,10 +96,15 @@ def _unlisted_words(document: Any, release: Any, name: str) -> str | None:
             f"{confidence} (the sketch keeps {k} counters and undercounts each key by up to "
             f"{share}; n, the stream length, is not released)"
         )
-    threshold = accuracy.get("threshold")
-    if threshold is None or getattr(release, "bins", None) is None:
+    threshold, each = accuracy.get("threshold"), accuracy.get("per_query")
+    if threshold is None or each is None or getattr(release, "bins", None) is None:
         return None
-    return f"not listed: its count is at most {threshold}{confidence} (the release's threshold)"
+    # BV Def 2.7: a count above the threshold is released within ±a with probability
+    # >= 1 - beta; the threshold is at least a, so such a count is listed.
+    return (
+        f"not listed: a count above {threshold} would be listed{confidence} (the "
+        "release's threshold; counts at most that may be left out)"
+    )
 
 
 def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:
