@@ -86,7 +86,7 @@ def _accuracy(accuracy: Any, name: str) -> list[str]:
             beyond = _rational(accuracy["absent_beyond"], "accuracy.absent_beyond", name)
             lines.append(
                 f"  an absent key listed beyond the bound for every count: probability <= "
-                f"{_probability_words(beyond)}"
+                f"{decimal_nearest(beyond, 2)}"
             )
     if accuracy.get("moment") is not None:
         p = accuracy.get("p", 2)
@@ -157,18 +157,3 @@ def describe_release(document: Any, name: str) -> list[str]:
     if document.get("seeded"):
         lines.append("seeded: yes; NOT private against anyone who knows or can guess the seed")
     return lines
-
-
-def _probability_words(p: Fraction) -> str:
-    """A small probability as a readable decimal (``2.1e-08``), never a float in JSON."""
-    if p == 0:
-        return "0"
-    if p >= Fraction(1, 1000):
-        return str(decimal_nearest(p, 4))
-    exponent = 0
-    while p * 10**exponent < 1:
-        exponent += 1
-        if exponent > 300:
-            return "1e-300 (less)"
-    mantissa = decimal_nearest(p * 10**exponent, 2)
-    return f"{mantissa}e-{exponent:02d}"

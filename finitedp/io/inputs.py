@@ -31,7 +31,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..resources import MEMORY_ENV, describe_bytes, max_memory
 
-__all__ = ["MAX_LINE_BYTES", "InputFile", "contains_byte", "opened_input"]
+__all__ = ["MAX_LINE_BYTES", "InputFile", "opened_input"]
 
 
 @dataclass(frozen=True)
@@ -127,15 +127,6 @@ def _refuse_compressed(source: InputFile) -> None:
         return
     with open(source.path, "rb") as handle:
         _refuse_compressed_head(handle.read(8), source.name, source.kind)
-
-
-def contains_byte(path: str, byte: bytes) -> bool:
-    """Whether the file holds ``byte`` anywhere (read in 4 MiB chunks, C's memchr)."""
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 22):
-            if byte in chunk:
-                return True
-    return False
 
 
 #: The longest line a copied CSV or text stream may have (an endless device has none).
