@@ -89,62 +89,6 @@ MAX_UTF8_BYTES = 65536
 _DECIMAL = re.compile(r"[1-9][0-9]*")
 
 
-class IntUniverse(Universe):
-    """``int:M``: the integers ``1..M``, labelled by their canonical decimal spelling.
-
-    Args:
-        m: ``M >= 1``.
-
-    Raises:
-        ParameterError: ``m`` is not a positive int of at most ``MAX_INT_DIGITS`` digits.
-    """
-
-    __slots__ = ("_m",)
-
-    def __init__(self, m: int) -> None:
-        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-            raise ParameterError(f"universe: int:M needs an integer M >= 1; got {m!r}")
-        if m.bit_length() > MAX_INT_DIGITS * 10 // 3:  # 10/3 > log2(10): a cheap early bound
-            raise ParameterError(
-                f"universe: int:M allows M of at most {MAX_INT_DIGITS} digits; got a "
-                f"{m.bit_length()}-bit M"
-            )
-        self._m = m
-
-    @property
-    def spec(self) -> str:
-        """``"int:M"``."""
-        return f"int:{self._m}"
-
-    @property
-    def size(self) -> int:
-        """``M``."""
-        return self._m
-
-    def encode(self, label: str) -> int:
-        """``int(label)`` for a canonical decimal ``label`` in ``1..M``.
-
-        Raises:
-            ParameterError: ``label`` is not the canonical spelling of an integer in ``1..M``.
-        """
-        # The length test keeps a huge label from reaching int().
-        if len(label) <= len(str(self._m)) and _DECIMAL.fullmatch(label) and int(label) <= self._m:
-            return int(label)
-        raise ParameterError(
-            f"value {_preview(label)} is not in the universe {self.spec}: its values are "
-            f"the integers 1..{short_int(self._m)} in plain decimal (ASCII digits, no sign, "
-            f"spaces or leading zeros)"
-        )
-
-    def decode(self, x: int) -> str:
-        """``str(x)``.
-
-        Raises:
-            ParameterError: ``x`` outside ``[1, M]``.
-        """
-        return str(self._check_number(x))
-
-
 def _utf8_offset(k: int) -> int:
     """``1 + (256^k - 1)/255``: the number of the first string of ``k`` bytes."""
     return 1 + ((1 << (8 * k)) - 1) // 255
@@ -295,10 +239,11 @@ class RangeUniverse(Universe):
             value = int(label)
             if self._low <= value <= self._high:
                 return value - self._low + 1
+        sign = "no sign" if self._low >= 0 else "a '-' for a negative one, no '+'"
         raise ParameterError(
             f"value {_preview(label)} is not in the universe {self.spec}: its values are the "
             f"integers {short_int(self._low)}..{short_int(self._high)} in plain decimal (ASCII "
-            f"digits, a '-' for a negative one, no '+', spaces or leading zeros)"
+            f"digits, {sign}, spaces or leading zeros)"
         )
 
     def decode(self, x: int) -> str:
@@ -308,6 +253,34 @@ class RangeUniverse(Universe):
             ParameterError: ``x`` outside ``[1, B - A + 1]``.
         """
         return str(self._check_number(x) + self._low - 1)
+
+
+class IntUniverse(RangeUniverse):
+    """``int:M``: the integers ``1..M`` (``int:1..M`` under its own spec string).
+
+    Args:
+        m: ``M >= 1``.
+
+    Raises:
+        ParameterError: ``m`` is not a positive int of at most ``MAX_INT_DIGITS`` digits.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, m: int) -> None:
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise ParameterError(f"universe: int:M needs an integer M >= 1; got {m!r}")
+        if m.bit_length() > MAX_INT_DIGITS * 10 // 3:  # 10/3 > log2(10): a cheap early bound
+            raise ParameterError(
+                f"universe: int:M allows M of at most {MAX_INT_DIGITS} digits; got a "
+                f"{m.bit_length()}-bit M"
+            )
+        super().__init__(1, m)
+
+    @property
+    def spec(self) -> str:
+        """``"int:M"``."""
+        return f"int:{self._high}"
 
 
 def parse_universe(spec: str, *, other: bool = False) -> Universe:
