@@ -92,18 +92,13 @@ def sparse_precision(n: int, universe_size: int, delta: Fraction) -> int:
 
 
 def pure_sparse_delta(epsilon: Fraction, beta1: Fraction, n: int, universe_size: int) -> Fraction:
-    """``delta = (min(eps, 1)/3) beta1 (1/(3|X|))^n``: Alg 6.9 step 1 (in ``N^-1`` if eps,
-    beta1 are).
+    """``delta = (min(eps, 1)/3) beta1 (1/(3|X|))^n``: Alg 6.9 step 1.
 
-    Paper: BV Alg 6.9 step 1, proof of Thm 6.10 i.  BV take ``eps <= 1``; above 1 the
-    paper's ``eps/3`` would break Lemma 3.2's condition (1) from ``eps = 3/(1 - beta1)``
-    on (its loss outgrows its gain), so ``eps`` is capped at 1 there: a smaller ``delta``
-    asks only more precision, and condition (1) is still decided exactly.
+    Paper: BV Alg 6.9 step 1, proof of Thm 6.10 i (BV's ``eps <= 1``; the cap keeps
+    Lemma 3.2's condition (1) above it: ``proofs_notes/sparse_histogram.md``).
 
     >>> pure_sparse_delta(1, Fraction(1, 4), 2, 10)
     Fraction(1, 10800)
-    >>> pure_sparse_delta(8, Fraction(1, 4), 2, 10) == pure_sparse_delta(1, Fraction(1, 4), 2, 10)
-    True
     """
     epsilon, beta1 = positive_fraction(epsilon, "epsilon"), positive_fraction(beta1, "beta1")
     return min(epsilon, Fraction(1)) / 3 * beta1 * fallback_min_probability(n, universe_size)
