@@ -338,6 +338,14 @@ class ColumnEntry:
             (PLAN's questions of whole rows); the engine computes them where the data lies.
         baskets: whether it reads basket files (``--format baskets``: 0/1 rows given as
             the sets of their 1s); its mechanism is then a :class:`BasketMechanism`.
+        drops: how ``--nulls drop`` leaves a missing value out (``None``: it cannot):
+            ``"zero"``, a sum adds nothing for it (0 read in its place); ``"skip"``, the
+            column's counts leave it out and :attr:`build` gets ``options["dropped"]``,
+            the dropped columns' indices (``"0,2"``), to take each one's rank from its
+            count of values present (:mod:`finitedp.io.missing`).
+        check: ``(columns, budget, options)``: whatever :attr:`build` refuses that
+            needs no data, run before the file is read (``None``: nothing more than
+            the grids and flags every entry checks).
     """
 
     name: str
@@ -352,6 +360,11 @@ class ColumnEntry:
     options: tuple[Option, ...] = ()
     reads: Literal["sums", "counts", "rows"] = "sums"
     baskets: bool = False
+    drops: Literal["zero", "skip"] | None = None
+    check: (
+        Callable[[list[tuple[Fraction, Fraction, Fraction]], str, Mapping[str, str | None]], None]
+        | None
+    ) = None
 
 
 # -- helpers for writing vector kinds --------------------------------------------------

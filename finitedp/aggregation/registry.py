@@ -91,6 +91,7 @@ COLUMN_ENTRIES = (
         "epsilon",
         _laplace,
         (P_OPTION,),
+        drops="zero",
     ),
     ColumnEntry(
         "vector-gaussian",
@@ -100,5 +101,6 @@ COLUMN_ENTRIES = (
         "rho",
         _gaussian,
         (P_OPTION,),
+        drops="zero",
     ),
 )

@@ -25,7 +25,7 @@ from ..io.document import write_document
 from ..io.duckrows import duckdb_rows
 from ..io.duckstats import DuckDBStatistics
 from ..io.files import STDOUT, check_out, input_format, say
-from ..io.missing import fill_missing, null_policies
+from ..io.missing import DROP, fill_missing, null_policies
 from ..io.numeric import NumericColumn, parse_columns
 from ..io.progress import DELAY_SECONDS, Progress
 from ..io.tables import InputFile, opened_input
@@ -213,14 +213,26 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     if baskets and args.nulls is not None:
         raise ParameterError("--nulls: a basket has no missing values (its ids are its 1s)")
     names = [c.name for c in columns]
-    policies = null_policies(args.nulls, names, keys=False)
+    policies = null_policies(args.nulls, names, keys=False, drops=entry.drops)
+    if entry.drops == "skip":
+        options["dropped"] = ",".join(str(i) for i, p in enumerate(policies) if p == DROP)
     clamp = bool(args.clamp)
+    grids = [(c.lower, c.upper, c.step) for c in columns]
+    if entry.check is not None:  # what the build would refuse after the read, refused now
+        try:
+            entry.check(grids, budget, options)
+        except FiniteDPError as error:
+            raise type(error)(_flagged(str(error), [*options, entry.budget])) from None
     with (
         Progress(not args.quiet, DELAY_SECONDS) as progress,
         opened_input(args.input, kind) as source,
     ):
         source = fill_missing(
-            source, names, policies, lambda i, v: columns[i].index(v, "--nulls", clamp)
+            source,
+            names,
+            policies,
+            lambda i, v: columns[i].index(v, "--nulls", clamp),
+            entry.drops,
         )
         if not args.quiet:
             _announce(entry, source, "baskets" if baskets else entry.reads, engine)
@@ -239,7 +251,6 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         progress.phase(f"building {entry.name} for n = {n}, d = {len(columns)}")
-        grids = [(c.lower, c.upper, c.step) for c in columns]
         try:
             built = entry.build(n, grids, budget, options)
             accuracy = built.accuracy(args.beta)

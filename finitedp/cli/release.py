@@ -439,8 +439,8 @@ def add_release(commands: Any) -> None:
         "--nulls",
         metavar="POLICY",
         help="missing values (a Parquet NULL, an empty CSV field): refuse (the default), "
-        "VALUE (read in their place; for --columns one for all or one per column), or key "
-        "(a key column: counted as the key (null))",
+        "VALUE (read in their place; for --columns one for all or one per column), key "
+        "(a key column: counted as the key (null)), or drop (sums and quantiles: left out)",
     )
     release.add_argument(
         "--seed", metavar="HEX", help="deterministic noise from this seed: NOT private, tests only"

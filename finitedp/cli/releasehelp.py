@@ -31,7 +31,9 @@ A value outside the universe is an error naming its line, and nothing is written
 Missing values (a Parquet NULL; an empty CSV field in a numeric column): refused
 unless --nulls says what to read in their place: a public VALUE (a key, or a point
 of each column's grid), or for a key column "key", the key (null). The map is
-row-wise, so the guarantee and n are unchanged (README, "Missing values").
+row-wise, so the guarantee and n are unchanged. Sums and quantiles also take "drop":
+a sum adds nothing for a missing value, a quantile is of the values present (their
+count is never released; the guarantee is unchanged) (README, "Missing values").
 
 Numbers are exact: write --epsilon 1/2 (or 0.5, read as exactly 1/2). A histogram
 takes any positive rational epsilon up to 64 (with --noise paper, 1/k); delta and

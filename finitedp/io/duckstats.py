@@ -31,6 +31,7 @@ from ..errors import ParameterError
 from ..resources import require_memory
 from ..statistics import GridCounts
 from .files import header_positions
+from .missing import DROPPED
 from .numeric import IntegerGrid, NumericColumn, check_rows
 from .progress import Progress
 from .tables import InputFile, connect, query, relation
@@ -240,10 +241,10 @@ class DuckDBStatistics:
             pairs.append((k, int(count)))
         return GridCounts.from_pairs(pairs)
 
-    def _fetch(self, sql: str, i: int) -> list[tuple[int, int]]:
+    def _fetch(self, sql: str, i: int) -> list[tuple[Any, int]]:
         """The rows of a ``GROUP BY``, within the memory limit (a value and a count each)."""
         cursor = query(self.source, sql, self.wanted)
-        out: list[tuple[int, int]] = []
+        out: list[tuple[Any, int]] = []
         while batch := cursor.fetchmany(FETCH_ROWS):
             out += batch
             require_memory(
@@ -269,6 +270,8 @@ class DuckDBStatistics:
         for text, count in self._fetch(sql, i):
             if text is None:
                 raise self._refused()
+            if text == DROPPED:  # --nulls drop: left out of the column's counts
+                continue
             try:
                 k = column.index(str(text), self.source.name, self.clamp)
             except ParameterError as error:

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import ParameterError, ResourceLimitError
 from ..params import exact_fraction, positive_fraction, short_fraction
 from ..resources import require_memory
+from .missing import DROPPED
 from .progress import Progress
 from .tables import InputFile, labels_in_order, name_the_line
 from .values import exact_value, shorten
@@ -68,6 +69,11 @@ class NumericColumn:
                 exact number, outside ``[lower, upper]`` (without ``clamp``) or off the grid.
         """
         at = f"{where}, column {self.name!r}"
+        if text == "":
+            raise ParameterError(
+                f"{at}: the value is missing (an empty field); give --nulls VALUE to read a "
+                "public value in its place, or --nulls drop (sums and quantiles) to leave it out"
+            )
         value = exact_value(text, at, "a bounded number", "3, -2.5 or 7/4")
         shown = shorten(text)
         if clamp:
@@ -161,11 +167,14 @@ def _read(
 
     def check(where: str, values: list[str]) -> None:
         for column, text in zip(columns, values, strict=True):
-            column.index(text, where, clamp)
+            if text != DROPPED:
+                column.index(text, where, clamp)
 
     try:
         for where, values in labels_in_order(source, *wanted):
             for i, (column, text) in enumerate(zip(columns, values, strict=True)):
+                if text == DROPPED:  # --nulls drop (counts only: no sum reads it)
+                    continue
                 k = column.index(text, where, clamp)
                 sums[i] += k
                 if keep is not None:

@@ -475,5 +475,6 @@ def null_row(source: InputFile, column: str | None, row: int | None = None) -> P
     return ParameterError(
         f"{source.name}{at}: the column {column!r} has a missing value (NULL); give "
         "--nulls VALUE to read a public value in its place (--nulls key counts missing "
-        'keys as the key (null)); README, "Missing values"'
+        "keys as the key (null); --nulls drop leaves them out of sums and quantiles); "
+        'README, "Missing values"'
     )

@@ -112,12 +112,17 @@ class _Plan:
         return ColumnOutcome(release.to_json_dict(), release.estimates)
 
 
-def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Plan:
+def _check(columns: Columns, budget: str, options: Mapping[str, str | None]) -> None:
+    """What :func:`_build` refuses without data: run before the file is read."""
     if any(c != columns[0] for c in columns):
         raise ParameterError(
             "--bounds: plan-mean needs one grid for every column (the thesis' [-M, M]^d); "
             "give one --bounds and one --grid"
         )
+
+
+def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Plan:
+    _check(columns, budget, options)
     lower, upper, step = columns[0]
     basket = options.get("format") == "baskets"  # 0/1 rows: the binary variance by default
     variance = cast(
@@ -156,5 +161,6 @@ COLUMN_ENTRIES = (
         (P_OPTION, VARIANCE_OPTION, SELECTION_OPTION, ROUNDS_OPTION),
         "rows",
         baskets=True,
+        check=_check,
     ),
 )

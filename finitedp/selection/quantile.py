@@ -30,6 +30,7 @@ is ``max(0, below - m, m - upto)``.  Replacing one value moves ``below`` and
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Literal
@@ -111,6 +112,8 @@ class GridQuantile:
 
     grid: Grid
     n: int
+    quantile: Fraction
+    rank: int
 
     def release_counts(self, counts: GridCounts, rng: RandomSource | None = None) -> Fraction:
         """The private quantile of the values given as counts on the grid (their
@@ -143,6 +146,26 @@ class GridQuantile:
     def rank_error(self, beta: object) -> int:
         """``a`` with ``Pr[rank error > a] <= beta`` (each mechanism states its own)."""
         raise NotImplementedError
+
+    def release_present(self, counts: GridCounts, rng: RandomSource | None = None) -> Fraction:
+        """The ``q``-quantile of the values present, however many (``--nulls drop``): the
+        target rank is ``m = floor(q c)`` for their count ``c``, which stays unreleased.
+
+        Private as stated when the values present change by one added, removed or
+        replaced (a row of a file whose value goes missing or comes back, or changes):
+        ``c`` and ``floor(q c)`` move by at most 1 together with ``#{x < y}`` and
+        ``#{x <= y}`` in the same direction, so the rank error keeps sensitivity 1, and
+        no step depends on ``n`` otherwise (``proofs_notes/missing_values.md``).  The
+        rank error is then about the values present.
+
+        Raises:
+            ParameterError: more than ``n`` values, or an index outside ``[0, N)``.
+        """
+        if not 0 <= counts.n <= self.n:
+            raise ParameterError(f"counts: got {counts.n} values; at most n = {self.n}")
+        present = copy.copy(self)
+        present.n, present.rank = counts.n, (self.quantile * counts.n).__floor__()
+        return present.release_counts(counts, rng)
 
     def rank_error_below(self, beta: object, target: int) -> bool:
         """Whether :meth:`rank_error` is a number below ``target`` (``False`` where it

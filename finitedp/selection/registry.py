@@ -51,6 +51,9 @@ class ColumnQuantiles:
         n: the public number of rows.
         epsilon: the total budget (pure DP).
         quantile: ``q`` in ``[0, 1]``.
+        dropped: the columns whose missing values are left out (``--nulls drop``): each
+            one's target rank comes from its count of values present
+            (:meth:`~.quantile.GridQuantile.release_present`), never released.
 
     >>> cq = ColumnQuantiles("exponential", [(0, 10, 1), (-1, 1, "1/2")], 3, 2, "1/2")
     >>> cq.guarantee.epsilon <= 2, cq.rank_errors("1/10")
@@ -64,9 +67,11 @@ class ColumnQuantiles:
         n: int,
         epsilon: object,
         quantile: object,
+        dropped: Sequence[int] = (),
     ) -> None:
         self.kind = kind
         self.n = n
+        self.dropped = frozenset(dropped)
         self.epsilon = positive_fraction(epsilon, "epsilon")
         self.quantile = probability(quantile, "quantile", allow_zero=True, allow_one=True)
         share = self.epsilon / len(columns)
@@ -119,11 +124,19 @@ class ColumnQuantiles:
 
     def accuracy(self, beta: object) -> JSON:
         """The rank errors at ``beta``, and what they mean."""
+        statement = (
+            "with probability >= 1 - beta, every column's released value y has "
+            "#{x < y} <= m + a and #{x <= y} >= m - a, m = floor(q n), a its rank error"
+        )
+        if self.dropped:
+            statement += (
+                "; for a column whose missing values are dropped, x ranges over its values "
+                "present and n is their count (not released)"
+            )
         return {
             "beta": rational(probability(beta, "beta")),
             "rank_errors": [json_int(e) for e in self.rank_errors(beta)],
-            "statement": "with probability >= 1 - beta, every column's released value y has "
-            "#{x < y} <= m + a and #{x <= y} >= m - a, m = floor(q n), a its rank error",
+            "statement": statement,
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
@@ -135,7 +148,10 @@ class ColumnQuantiles:
             raise ParameterError(f"data: got {stats.d} columns; need {len(self.selectors)}")
         source = rng or default_source()
         values = tuple(
-            s.release_counts(stats.column_counts(i), source) for i, s in enumerate(self.selectors)
+            (s.release_present if i in self.dropped else s.release_counts)(
+                stats.column_counts(i), source
+            )
+            for i, s in enumerate(self.selectors)
         )
         release: JSON = {
             "version": QUANTILE_RELEASE_VERSION,
@@ -161,7 +177,8 @@ def _build(kind: Literal["exponential", "binary"]) -> Any:
         n: int, columns: Columns, budget: str, options: Mapping[str, str | None]
     ) -> ColumnQuantiles:
         quantile = options.get("quantile") or "1/2"
-        return ColumnQuantiles(kind, columns, n, budget, quantile)
+        dropped = [int(i) for i in (options.get("dropped") or "").split(",") if i]
+        return ColumnQuantiles(kind, columns, n, budget, quantile, dropped)
 
     return build
 
@@ -176,6 +193,7 @@ COLUMN_ENTRIES = (
         _build("exponential"),
         (QUANTILE_OPTION,),
         "counts",
+        drops="skip",
     ),
     ColumnEntry(
         "quantile-binary",
@@ -186,5 +204,6 @@ COLUMN_ENTRIES = (
         _build("binary"),
         (QUANTILE_OPTION,),
         "counts",
+        drops="skip",
     ),
 )

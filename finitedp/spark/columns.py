@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ParameterError
+from ..io.missing import DROPPED
 from ..io.numeric import IntegerGrid, NumericColumn
 from ..io.tables import CSV_NULL, InputFile, check_csv_text
 from ..selection.grid import Grid
@@ -260,6 +261,8 @@ class SparkStatistics:
         for value, count in self.frame.groupBy(text).count().toLocalIterator():
             if value is None:
                 raise ParameterError(f"column {column.name!r}: {count} rows have no value (null)")
+            if value == DROPPED:  # --nulls drop: left out of the column's counts
+                continue
             out.append((str(value), column.index(str(value), "Spark", self.clamp), int(count)))
         return out
 
