@@ -156,10 +156,10 @@ def test_a_dropped_sum_is_the_sum_with_zero_in_place(
             ["--mechanism", "vector-laplace", "--columns", "a", "--bounds=1:9", "--nulls=drop"],
             "0 in its place",
         ),
-        (  # not a policy: plan-mean's grids are checked before the read too (issue 51)
-            ["--mechanism", "plan-mean", "--columns", "a,b", "--bounds", "0:9,0:8"],
-            "one grid for every column",
-        ),
+        # not policies: plan-mean's grids and options are checked before the read too
+        (["--mechanism", "plan-mean", "--columns", "a,b", "--bounds", "0:9,0:8"], "one grid"),
+        (["--mechanism", "plan-mean", "--columns", "a", "--bounds=0:9", "--rounds=99"], "1 to"),
+        (["--mechanism", "plan-mean", "--columns", "a", "--bounds=0:9", "--p=99"], "at most 64"),
     ],
 )
 def test_drop_is_refused_before_reading_where_it_cannot_be(

@@ -32,7 +32,7 @@ from .rounds import MAX_ROUNDS, grown_units, split_for, viable_rounds
 from .scaling import SCALE_BITS, check_exponent, clip_grid, gap_levels, require_plan_time
 from .shares import PlanInputs, clipped_beyond, lighter_radius, shares_by_need
 
-__all__ = ["MAX_RHO", "SPREAD_RATIO", "PlanBudget", "PlanOptions", "plan_budget"]
+__all__ = ["MAX_RHO", "SPREAD_RATIO", "PlanBudget", "PlanOptions", "check_public", "plan_budget"]
 
 #: The ratio of the gaps' geometric grid (spreads are estimated to within it).
 SPREAD_RATIO = Fraction(6, 5)
@@ -188,6 +188,32 @@ def _inputs(
         noise_law,
     )
     return inputs, public
+
+
+def check_public(
+    lower: object,
+    upper: object,
+    d: object,
+    rho: object,
+    step: object,
+    beta: object,
+    variance: object,
+    selection: str,
+    p: object,
+    rounds: object,
+) -> None:
+    """Refuse, by name, every parameter :func:`plan_budget` refuses without ``n``: what
+    a release checks before it reads the data (``n`` is then a file's row count).
+
+    Raises:
+        ParameterError: the grid, ``d``, ``rho``, ``beta``, the variance, the selection,
+            ``p`` or ``rounds`` out of range.
+    """
+    _inputs(lower, upper, d, 2, rho, step, beta, variance, selection, None, DEFAULT_LAW)
+    check_exponent(p)
+    asked = None if rounds is None else check_positive_int(rounds, "rounds")
+    if asked is not None and asked > MAX_ROUNDS:
+        raise ParameterError(f"rounds: got {short_int(asked)}; PLAN takes 1 to {MAX_ROUNDS}")
 
 
 def plan_budget(

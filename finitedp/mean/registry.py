@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Literal, cast
+from typing import Any
 
 from ..entries import JSON, P_OPTION, ColumnEntry, ColumnOutcome, Option
 from ..errors import ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource
 from ..params import exact_fraction, short_fraction
+from .budget import check_public
 from .plan import NEIGHBOURS, PLAN
 
 __all__ = ["COLUMN_ENTRIES"]
@@ -112,42 +113,37 @@ class _Plan:
         return ColumnOutcome(release.to_json_dict(), release.estimates)
 
 
-def _check(columns: Columns, budget: str, options: Mapping[str, str | None]) -> None:
-    """What :func:`_build` refuses without data: run before the file is read."""
+def _settings(columns: Columns, options: Mapping[str, str | None]) -> dict[str, Any]:
+    """PLAN's keyword arguments but ``n`` and ``rho``, from the flags (one grid checked)."""
     if any(c != columns[0] for c in columns):
         raise ParameterError(
             "--bounds: plan-mean needs one grid for every column (the thesis' [-M, M]^d); "
             "give one --bounds and one --grid"
         )
+    lower, upper, step = columns[0]
+    basket = options.get("format") == "baskets"  # 0/1 rows: the binary variance by default
+    variance = options.get("variance") or ("binary" if basket else "gaussian")
+    p, rounds = (options.get(name) for name in ("p", "rounds"))
+    return {
+        "lower": lower,
+        "upper": upper,
+        "step": step,
+        "d": len(columns),
+        "p": (1 if variance == "binary" else 2) if p is None else int(exact_fraction(p, "--p")),
+        "variance": variance,
+        "selection": options.get("selection") or "auto",
+        "beta": options.get("beta") or "1/10",
+        "rounds": None if rounds is None else int(exact_fraction(rounds, "--rounds")),
+    }
+
+
+def _check(columns: Columns, budget: str, options: Mapping[str, str | None]) -> None:
+    """What :func:`_build` refuses without data, refused before the file is read."""
+    check_public(rho=budget, **_settings(columns, options))
 
 
 def _build(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Plan:
-    _check(columns, budget, options)
-    lower, upper, step = columns[0]
-    basket = options.get("format") == "baskets"  # 0/1 rows: the binary variance by default
-    variance = cast(
-        Literal["gaussian", "binary"],
-        options.get("variance") or ("binary" if basket else "gaussian"),
-    )
-    selection = cast(
-        Literal["auto", "exponential", "binary", "gaussian"], options.get("selection") or "auto"
-    )
-    p, rounds = (options.get(name) for name in ("p", "rounds"))
-    default_p = 1 if variance == "binary" else 2
-    plan = PLAN(
-        lower,
-        upper,
-        d=len(columns),
-        n=n,
-        rho=budget,
-        step=step,
-        p=default_p if p is None else int(exact_fraction(p, "--p")),
-        variance=variance,
-        selection=selection,
-        beta=options.get("beta") or "1/10",
-        rounds=None if rounds is None else int(exact_fraction(rounds, "--rounds")),
-    )
-    return _Plan(plan)
+    return _Plan(PLAN(n=n, rho=budget, **_settings(columns, options)))
 
 
 COLUMN_ENTRIES = (
