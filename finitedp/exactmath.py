@@ -35,6 +35,9 @@ __all__ = [
     "least_such_that",
     "ln_bounds",
     "min_power_at_least",
+    "power_bounds",
+    "power_bracket",
+    "rescaled",
     "simplest_between",
 ]
 
@@ -391,3 +394,59 @@ def least_such_that(holds: Callable[[int], bool], start: int) -> int:
         else:
             low = mid
     return high
+
+
+def power_bracket(factors: list[tuple[int, int]], bits: int) -> tuple[int, int, int]:
+    """``(lo, hi, t)`` with ``lo 2^t <= prod x^e <= hi 2^t``, ``hi`` of at most ``bits`` bits.
+
+    The product of powers ``x^e`` (``x >= 1``, ``e >= 0``) is bracketed by squaring and
+    multiplying with every intermediate cut to ``bits`` bits, the lower end rounded
+    down and the upper end up, so the bracket is certified.  A cut moves an end by a
+    factor ``1 + 2^(1 - bits)`` at most and a squaring doubles an end's relative
+    error, so the bracket's relative width is about ``(e + bits(e)) 2^(3 - bits)``
+    summed over the factors (``e << 2^bits``): ``bits`` should exceed the wanted
+    precision by ``bits(e) + 3``.  Where an exact value of ``e log x`` bits costs a
+    pass over megabytes, this costs ``O(log e)`` products of ``bits``-bit integers:
+    callers decide from it, and compute exactly only where it leaves the answer open.
+
+    >>> lo, hi, t = power_bracket([(3, 100)], 64)
+    >>> lo << t <= 3**100 <= hi << t, hi.bit_length() <= 64
+    (True, True)
+    >>> power_bracket([(2, 10), (3, 2)], 64)   # 9216, exactly (nothing cut)
+    (9216, 9216, 0)
+    """
+    lo, hi, at = 1, 1, 0  # the bracket of the product so far is [lo, hi] * 2^at
+
+    def cut(low: int, high: int, exponent: int) -> tuple[int, int, int]:
+        extra = high.bit_length() - bits
+        if extra <= 0:
+            return low, high, exponent
+        return low >> extra, -(-high >> extra), exponent + extra
+
+    for x, e in factors:
+        if x < 1 or e < 0:
+            raise ParameterError(f"factors: got {x}^{e}; need x >= 1 and e >= 0")
+        sq_lo, sq_hi, sq_at = cut(x, x, 0)
+        while e:
+            if e & 1:
+                lo, hi, at = cut(lo * sq_lo, hi * sq_hi, at + sq_at)
+            e >>= 1
+            if e:
+                sq_lo, sq_hi, sq_at = cut(sq_lo * sq_lo, sq_hi * sq_hi, 2 * sq_at)
+    return lo, hi, at
+
+
+def rescaled(lo: int, hi: int, at: int, shift: int) -> tuple[int, int]:
+    """``[lo, hi] 2^at`` as a bracket ``[lo', hi'] 2^shift`` (outward rounding)."""
+    if at >= shift:
+        return lo << (at - shift), hi << (at - shift)
+    return lo >> (shift - at), -(-hi >> (shift - at))
+
+
+def power_bounds(factors: list[tuple[int, int]], bits: int, shift: int) -> tuple[int, int]:
+    """:func:`power_bracket` at a given scale: ``lo 2^shift <= prod x^e <= hi 2^shift``.
+
+    >>> power_bounds([(2, 10), (3, 2)], 64, 3)   # 9216 = 1152 * 2^3, exactly
+    (1152, 1152)
+    """
+    return rescaled(*power_bracket(factors, bits), shift)

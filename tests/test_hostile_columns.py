@@ -188,8 +188,6 @@ def test_the_suite_is_large_enough() -> None:
 #: acted on.  Each must end under the hostile limits with one line naming what to change.
 SMALL = ["release", "small.csv", "--column", "a", "--universe", "utf8:4", "--quiet"]
 HISTOGRAMS = [
-    ("pmg at eps 10^-6", [*SMALL, "--mechanism", "pmg", "--k", "2", "--delta", "1/10",
-                          "--epsilon", "1/1000000"], "epsilon"),
     ("stability at eps 10^-6", [*SMALL, "--mechanism", "stability", "--delta", "1/10",
                                 "--epsilon", "1/1000000"], "epsilon"),
     ("pure-sparse at eps 10^-6", [*SMALL, "--mechanism", "pure-sparse", "--epsilon",

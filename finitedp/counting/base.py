@@ -188,6 +188,12 @@ class CountingSampler(ABC):
         """
         return self._search(0, floor + u)
 
+    def gap_bracket(self, v: int, w: int, bits: int) -> tuple[int, int, int]:
+        """``(lo, hi, t)`` with ``lo 2^t <= F(0, v) - F(0, w) <= hi 2^t`` (``-1 <= w <= v``):
+        here exactly (``t = 0``); a sampler whose ``F`` is long brackets its leading bits."""
+        gap = self.cdf(0, v) - self.cdf(0, w)
+        return gap, gap, 0
+
     def scaled_cdf_at_zero(self, z: int) -> int:
         """``F_M(z)`` of BV Def 4.3: ``d * Pr[M(0, U) <= z]``, for ``z`` in ``[0, n]``."""
         return self.cdf(0, check_count(z, self._n, "z"))

@@ -26,7 +26,7 @@ from fractions import Fraction
 import gmpy2
 
 from ..errors import ParameterError
-from ..exactmath import compare_exp, min_power_at_least
+from ..exactmath import compare_exp, min_power_at_least, power_bounds, power_bracket, rescaled
 from ..params import check_count, check_positive_int, positive_fraction, probability, short_fraction
 from ..ratio import DEFAULT_SLACK, GeometricRatio, resolve_noise
 from ..resources import require_bits
@@ -43,6 +43,10 @@ __all__ = ["GEO_TABLE_BYTES", "GeoSample"]
 
 #: GeoSample keeps its ``2n`` distinct CDF values when they fit in this many bytes.
 GEO_TABLE_BYTES = 64 << 20
+
+#: The bits of ``F`` a search without the table compares with a draw before it
+#: computes ``F`` exactly (only on a tie of that many leading bits).
+SEARCH_PRECISION = 128
 
 
 def _tables_fit(n: int, bits: int) -> bool:
@@ -104,8 +108,10 @@ class GeoSample(CountingSampler):
         )
         check_work(samples, empty)
         bits = (ratio.a + ratio.b).bit_length() + (n - 1) * ratio.b.bit_length()
-        # A search computes F at each comparison: a power of b, about half a pass.
-        searches = (ceil_log2_int(n + 1) + 1) // 2
+        # A search decides each comparison from F's leading bits (cdf_bounds: O(log n)
+        # products of 128-bit words), and computes F, a power of b, only on a tie of
+        # 2^-120 or so: no pass beyond its draw's.  (A short F is computed: no cost.)
+        searches = 0
         setup = 2  # d
         eager = samples > n // 8
         if _tables_fit(n, bits) and eager:
@@ -157,6 +163,66 @@ class GeoSample(CountingSampler):
         """The integer ``F(z)`` of Alg 4.8 step 2 for true count ``c`` (any integer ``z``)."""
         return int(self._cdf(check_count(c, self._n), z))
 
+    def cdf_shift(self, precision: int) -> int:
+        """``T``: :meth:`cdf_bounds` brackets ``F / 2^T``, about ``precision`` bits."""
+        return max(0, self._d.bit_length() - precision)
+
+    def cdf_bounds(self, c: int, z: int, precision: int) -> tuple[int, int]:
+        """``(lo, hi)`` with ``lo <= F(z) / 2^T <= hi``, ``T`` = :meth:`cdf_shift`, from
+        :func:`~finitedp.exactmath.power_bounds`: ``O(log n)`` products of about
+        ``precision`` bits where ``F`` itself has ``n log b`` bits.  ``hi - lo`` is a few
+        units, so a comparison with ``F`` is decided from it but within ``2^(T + 3)``."""
+        n, shift = self._n, self.cdf_shift(precision)
+        if z < 0:
+            return 0, 0
+        if z >= n:
+            return self._d >> shift, -(-self._d >> shift)
+        bits = precision + 2 * n.bit_length() + 8
+        if z < c:
+            return power_bounds([(self._a, c - z), (self._b, n - (c - z))], bits, shift)
+        lo, hi = power_bounds([(self._a, z - c + 1), (self._b, n - 1 - (z - c))], bits, shift)
+        return (self._d >> shift) - hi, -(-self._d >> shift) - lo
+
+    def gap_bracket(self, v: int, w: int, bits: int) -> tuple[int, int, int]:
+        """``(lo, hi, t)`` with ``lo 2^t <= F(0, v) - F(0, w) <= hi 2^t`` (``-1 <= w <= v``),
+        of relative width about ``2^-bits``: what the order statistics of ``pmg-pure``
+        (:func:`~finitedp.sketches.sparsetop.approx_top_sample`) decide floors from.
+
+        A difference of two values of ``F`` is bracketed as a product, never as two
+        long values subtracted: for ``0 <= w <= v < n``
+        ``F(v) - F(w) = a^(w+1) b^(n-1-v) (b^(v-w) - a^(v-w))``, and ``b^k - a^k``
+        keeps all but ``bits(b)`` of its bits (``1 - (a/b)^k >= 1/b``); for ``v >= n``
+        it is ``a^(w+1) b^(n-1-w)``; for ``w = -1`` it is ``F(v) >= b^n``, at least
+        ``d/2``.
+        """
+        n, a, b = self._n, self._a, self._b
+        inner = bits + int(b).bit_length() + 2 * n.bit_length() + 8
+        if v <= w or w >= n:
+            return 0, 0, 0
+        if w < 0:
+            shift = self.cdf_shift(inner)
+            lo, hi = self.cdf_bounds(0, v, inner)
+            return lo, hi, shift
+        if v >= n:
+            return power_bracket([(a, w + 1), (b, n - 1 - w)], inner)
+        b_lo, b_hi, b_at = power_bracket([(b, v - w)], inner)
+        a_lo, a_hi = rescaled(*power_bracket([(a, v - w)], inner), b_at)
+        lo, hi, at = power_bracket([(a, w + 1), (b, n - 1 - v)], inner)
+        return lo * max(0, b_lo - a_hi), hi * (b_hi - a_lo), at + b_at
+
+    def _below(self, c: int, z: int, u: int, top: int | None) -> bool:
+        """``F(c, z) < u``, with ``top = (u - 1) >> T``: decided from :meth:`cdf_bounds`
+        unless ``u`` falls within their few units, then exactly.  ``top`` is ``None``
+        where ``T = 0`` (``F`` is short) and for the checker's draws, which are compared
+        once a step, with ``F`` itself."""
+        if top is not None:
+            lo, hi = self.cdf_bounds(c, z, SEARCH_PRECISION)
+            if hi <= top:  # F <= hi 2^T <= (u - 1)
+                return True
+            if lo > top:  # F >= lo 2^T >= (top + 1) 2^T > u - 1
+                return False
+        return bool(self._cdf(c, z) < u)
+
     def _build_tables(self) -> LeadingWords | tuple[()]:
         """``F(c, c + j)`` for ``-n <= j < n`` at position ``n + j``: F depends on ``z - c`` only.
 
@@ -188,8 +254,11 @@ class GeoSample(CountingSampler):
                 tables = self._build_tables()
         steps = self.max_comparisons
         if not tables:
-            # The same steps, each computing its F: fixed in number, not in time (powers).
-            return fixed_lower_bound(lambda z: self._cdf(c, z) < u, 0, self._n + 1, steps)
+            # The same steps, each deciding F < u from F's leading bits (power_bounds),
+            # exactly only where they tie with u's (probability about 2^-120 a step).
+            shift = self.cdf_shift(SEARCH_PRECISION)
+            top = (u - 1) >> shift if shift and isinstance(u, (int, gmpy2.mpz)) else None
+            return fixed_lower_bound(lambda z: self._below(c, z, u, top), 0, self._n + 1, steps)
         first = self._n - c  # the position of F(c, 0); position first + n (z = n) is not read
         return tables.lower_bound(u, first, self._n + 1, steps) - first
 

@@ -118,7 +118,10 @@ class _PureTopK:
         else:  # 2k + 1 units of 1/(k+1); v_x <= k n <= k N
             self.bound, units = self.k * self.max_length, 2 * self.k + 1
         try:
-            self.sampler = GeoSample(self.bound, 2 * self.epsilon / units, noise="tight")
+            # k draws in [1, d] (the kept keys' noise, then discards), each a pass
+            self.sampler = GeoSample(
+                self.bound, 2 * self.epsilon / units, noise="tight", samples=self.k
+            )
         except ParameterError as error:  # GeoSample's n is our bound k N: name k and N
             detail = str(error).partition(": ")[2] or str(error)
             raise type(error)(

@@ -104,9 +104,9 @@ def top_precision(top: int, r: int, m: int, delta: Fraction) -> int:
 
 
 def _count_at(
-    f: Callable[[int], int],
+    scaled: Callable[[int, int, int], int],
     v: int,
-    total: int,
+    hi: int,
     big_s: gmpy2.mpz,
     remaining: int,
     need: int,
@@ -115,7 +115,7 @@ def _count_at(
     """How many of the top ``need`` sit at ``v``, given that the largest is ``v`` (one step)."""
     if need == 1:
         return 1
-    low, here = big_s * f(v - 1) // total, big_s * (f(v) - f(v - 1)) // total
+    low, here = scaled(v - 1, -1, hi), scaled(v, v - 1, hi)
     t_prime = 2
     while True:  # Alg 6.18's doubling: the first terms do not depend on t' (Prop 6.15 ii)
         cdf = RoundCdf([low, here] + [0] * (t_prime - 2), remaining, int(big_s), t_prime)
@@ -127,8 +127,42 @@ def _count_at(
         t_prime *= 2
 
 
+def _ratio(
+    s: gmpy2.mpz, num: tuple[int, int, int], den: tuple[int, int, int], ceiling: bool
+) -> int | None:
+    """``floor`` (or ``ceil``) of ``s N / D`` for ``N``, ``D`` given as brackets
+    ``(lo, hi, t)``, when both ends of the bracket of ``s N / D`` give the same; else
+    ``None`` (the caller computes it exactly)."""
+    (n_lo, n_hi, n_at), (d_lo, d_hi, d_at) = num, den
+    if d_lo <= 0:
+        return None
+    shift = n_at - d_at
+    # s N / D below 1: its floor is 0, and its ceiling 1 where N > 0, without a division
+    if (s * n_hi).bit_length() + shift < d_lo.bit_length() - 1:
+        if not ceiling:
+            return 0
+        return 1 if n_lo > 0 else None
+    low, high = s * n_lo, s * n_hi
+    below, above = d_hi, d_lo
+    if shift >= 0:
+        low, high = low << shift, high << shift
+    else:
+        below, above = below << -shift, above << -shift
+    if ceiling:
+        first, last = -(-low // below), -(-high // above)
+    else:
+        first, last = low // below, high // above
+    return int(first) if first == last else None
+
+
 def approx_top_sample(
-    cdf: Callable[[int], int], top: int, r: int, m: int, s: int, rng: RandomSource
+    cdf: Callable[[int], int],
+    top: int,
+    r: int,
+    m: int,
+    s: int,
+    rng: RandomSource,
+    gaps: Callable[[int, int], tuple[int, int, int]] | None = None,
 ) -> tuple[int, ...]:
     """ApproxTopSample: about the top ``r`` order statistics of ``m`` i.i.d. draws from ``F``.
 
@@ -156,6 +190,13 @@ def approx_top_sample(
         m: the number of variables, ``m >= r``.
         s: the precision, ``s >= m``.
         rng: the randomness source.
+        gaps: ``(lo, hi, t)`` with ``lo 2^t <= F(v) - F(w) <= hi 2^t`` (``F(-1) = 0``),
+            e.g. ``GeoSample.gap_bracket`` at a precision: each floor above is decided
+            from them where they leave no doubt, and from ``F`` exactly only where they
+            do (the same values; ``F`` of ``n log b`` bits is then computed a handful of
+            times at most, not ``r log2 U`` times).  ``floor(s F(v)/F(hi))`` is read as
+            ``s - ceil(s (F(hi) - F(v))/F(hi))``, so that a value near ``s`` is decided
+            from the small difference's own leading bits.
 
     Returns:
         ``r`` values in ``[0, U]``, non-increasing.
@@ -181,21 +222,35 @@ def approx_top_sample(
         return cache[v]
 
     big_s = gmpy2.mpz(s)
+
+    def scaled(v: int, w: int, hi: int) -> int:
+        """``floor(s (F(v) - F(w)) / F(hi))`` (``w = -1``: ``F(w) = 0``), exactly."""
+        if gaps is not None:
+            total = gaps(hi, -1)
+            if w == -1 and v < hi:  # s - ceil(s (F(hi) - F(v)) / F(hi))
+                rest = _ratio(big_s, gaps(hi, v), total, ceiling=True)
+                if rest is not None:
+                    return int(big_s - rest)
+            else:
+                decided = _ratio(big_s, gaps(v, w), total, ceiling=False)
+                if decided is not None:
+                    return int(decided)
+        return int(big_s * (f(v) - f(w)) // f(hi))
+
     out: list[int] = []
     hi, remaining, need = top, m, r
     while need:
         u = draw(rng, s)
         if type(u) is int:  # the checker's symbolic draws are only ever compared
             u = gmpy2.mpz(u)
-        total = f(hi)
         low, high = 0, hi
         while low < high:  # G(v) = approx (F(v)/F(hi))^M is non-decreasing, G(hi) = s
             mid = (low + high) // 2
-            if RoundCdf([big_s * f(mid) // total], remaining, s, 1).at_least(0, u):
+            if RoundCdf([scaled(mid, -1, hi)], remaining, s, 1).at_least(0, u):
                 high = mid
             else:
                 low = mid + 1
-        count = _count_at(f, low, total, big_s, remaining, need, u)
+        count = _count_at(scaled, low, hi, big_s, remaining, need, u)
         out.extend([low] * count)
         need, remaining, hi = need - count, remaining - count, low - 1
     return tuple(out)
@@ -239,8 +294,15 @@ def sparse_keep_heavy(
         draw(rng, sampler.d)
     empty = distinct_sample(occupied, universe_size, k + 1, rng)
     calls = CountingSource(rng)
+    precision = s.bit_length() + 128  # F's brackets decide each floor but w.p. ~2^-120
     levels = approx_top_sample(
-        sampler.scaled_cdf_at_zero, sampler.n, k + 1, universe_size - len(occupied), s, calls
+        sampler.scaled_cdf_at_zero,
+        sampler.n,
+        k + 1,
+        universe_size - len(occupied),
+        s,
+        calls,
+        lambda v, w: sampler.gap_bracket(v, w, precision),
     )
     for _ in range(k + 1 - calls.calls):
         draw(rng, s)
