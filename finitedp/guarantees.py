@@ -103,6 +103,10 @@ class Accuracy:
             ``None`` where no absent key is listed.
         absent_beyond: the probability that some absent key is listed with a count beyond
             the simultaneous bound (exact or a certified upper bound).
+        noise_floor: (a top-``k`` release over every key of a universe) the bound on the
+            noise of each key absent from the data, with probability ``>= 1 - beta``: a
+            listed key whose estimate is at most this may be absent; when fewer than
+            ``k`` keys stand out above it, the top ``k`` fills up with such keys.
     """
 
     beta: Fraction
@@ -113,6 +117,7 @@ class Accuracy:
     relative_to: str = "the true counts"
     absent_listed: Fraction | None = None
     absent_beyond: Fraction | None = None
+    noise_floor: int | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         """The statement as JSON-ready values (``beta`` as an exact fraction string)."""
@@ -133,6 +138,7 @@ class Accuracy:
                 if self.absent_beyond is not None
                 else {}
             ),
+            **({"noise_floor": json_int(self.noise_floor)} if self.noise_floor is not None else {}),
         }
 
 

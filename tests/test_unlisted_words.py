@@ -8,6 +8,8 @@ that lists fewer keys than its ``k`` counters says so on stderr, with why.
 
 from __future__ import annotations
 
+import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,23 @@ def test_query_top_and_all_print_tables(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 2 and "not both" in err
     code, _, err = run(["query", str(out), "UA", "--format", "csv"], capsys)
     assert code == 2 and "--format" in err
+
+
+def test_a_pure_sketch_says_which_keys_may_be_noise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pmg-pure's top k over every key of utf8:16 fills up with the largest noise of keys
+    # absent from the data: the words count the listed keys within that noise's bound,
+    # and every key above the bound is one of the data's.
+    flags = ("--mechanism", "pmg-pure", "--k", "6", "--epsilon", "2", "--max-length", "200")
+    out, err = _release(tmp_path, capsys, *flags)
+    document = json.loads(out.read_text(encoding="utf-8"))
+    floor = int(document["accuracy"]["noise_floor"])
+    assert 0 < floor <= int(document["accuracy"]["simultaneous"])
+    counts = [(b["value"], Fraction(b["count"])) for b in document["bins"]]
+    faint = [key for key, count in counts if count <= floor]
+    assert f"{len(faint)} of the {len(counts)} keys listed have estimates at most {floor}" in err
+    cities = {line.split(",")[0] for line in DATA.read_text(encoding="utf-8").splitlines()}
+    assert all(key in cities for key, count in counts if count > floor)
+    code, said, _ = run(["query", str(out)], capsys)
+    assert code == 0 and f"a listed key with an estimate at most {floor} may be absent" in said

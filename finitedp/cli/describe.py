@@ -88,6 +88,13 @@ def _accuracy(accuracy: Any, name: str) -> list[str]:
                 f"  an absent key listed beyond the bound for every count: probability <= "
                 f"{decimal_nearest(beyond, 2)}"
             )
+        if accuracy.get("noise_floor") is not None:
+            floor = parse_count(accuracy["noise_floor"], "accuracy.noise_floor")
+            lines.append(
+                f"  a listed key with an estimate at most {floor:,} may be absent from the data "
+                "(the noise of an absent key is at most that): the top k over the universe "
+                "lists such keys when fewer than k stand out"
+            )
     if accuracy.get("moment") is not None:
         p = accuracy.get("p", 2)
         moment = _rational(accuracy["moment"], "accuracy.moment", name)

@@ -282,6 +282,7 @@ def _release(args: argparse.Namespace) -> int:
     summary = (
         f"n = {n:,} rows; universe {universe.spec} with |X| {_show_size(size)} values; "
         f"{chosen}, {privacy.summary()}{_sketch_words(release, accuracy.simultaneous)}"
+        f"{_noise_words(release, accuracy)}"
     )
     return finish_release(args, payload, to_stdout, summary)
 
@@ -298,6 +299,24 @@ def _sketch_words(release: Any, bound: int | None) -> str:
         f"\n{len(heavy)} of k = {k} keys listed: the other counters' noisy values were below the "
         f"threshold{tau} (the sketch undercounts every key by up to n/{k + 1}){unseen}; a larger "
         "--k or epsilon sees more"
+    )
+
+
+def _noise_words(release: Any, accuracy: Any) -> str:
+    """For a top-``k`` release over a universe: how many listed keys lie within the noise
+    of an absent key (each may not be in the data at all)."""
+    heavy, floor = getattr(release, "heavy", None), getattr(accuracy, "noise_floor", None)
+    if floor is None or not heavy:
+        return ""
+    faint = sum(1 for x, _ in heavy if release.estimate(x) <= floor)
+    if not faint:
+        return ""
+    return (
+        f"\n{faint} of the {len(heavy)} keys listed have estimates at most {floor:,}, within the "
+        "noise of a key absent from the data: each may be noise (the top k over every key of "
+        "the universe fills up with the largest noise when fewer than k keys stand out); "
+        f"the {len(heavy) - faint} above it are in the data with probability >= "
+        f"{decimal_nearest(1 - accuracy.beta, 4)}"
     )
 
 

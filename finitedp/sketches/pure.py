@@ -197,6 +197,9 @@ class _PureTopK:
         and no statement (``None``) when that is not positive.  With ``n`` (Section
         3.6 only) the shift's error ``n/(k+1)`` is added (Fact 3.1: the shifted value
         lies in ``[f(x) - n/(k+1), f(x)]``); ``n`` is not public: never publish it.
+        The statement's ``noise_floor``, ``ceil(a/scale)``, bounds an absent key's
+        estimate: listed keys at most that may be noise (the junk of a top ``k`` over a
+        large universe when fewer than ``k`` keys stand out).
         """
         b = probability(beta, "beta")
         slack = b if self.beta is None else b - self.beta - self.delta
@@ -219,7 +222,10 @@ class _PureTopK:
             source += " + Lebeda thesis Fact 3.1"
             relative = "the true counts (the sketch's shift n/(k + 1) included)"
         bound = -(-error.numerator // error.denominator)  # the exact ceiling
-        return Accuracy(b, bound, None, bound, source, relative)
+        # Every noise is within a: an absent key's estimate is at most a/scale; the top k
+        # over the d keys lists such keys when fewer than k stand out above it.
+        floor = -(-a // scale)
+        return Accuracy(b, bound, None, bound, source, relative, noise_floor=floor)
 
     @property
     def max_oracle_calls(self) -> int:
