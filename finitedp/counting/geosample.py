@@ -78,7 +78,7 @@ class GeoSample(CountingSampler):
         ResourceLimitError: memory or time estimated above the limits.
     """
 
-    __slots__ = ("_a", "_b", "_searches", "_tables")
+    __slots__ = ("_a", "_b", "_searches", "_shifted", "_tables")
 
     def __init__(
         self,
@@ -123,6 +123,7 @@ class GeoSample(CountingSampler):
         # d = (a + b) b^(n-1); BV: (2^(k+1) + 1)(2^k + 1)^(n-1).
         super().__init__(n, eps, ratio, int((a + b) * b ** (n - 1)))
         self._a, self._b = a, b
+        self._shifted: tuple[int, int, int] | None = None  # (T, d >> T, ceil(d / 2^T))
         # None: not built yet; (): too large to keep (GEO_TABLE_BYTES).
         self._tables: LeadingWords | tuple[()] | None = None
         self._searches = 0
@@ -175,13 +176,20 @@ class GeoSample(CountingSampler):
         n, shift = self._n, self.cdf_shift(precision)
         if z < 0:
             return 0, 0
+        d_lo, d_hi = self._d_shifted(shift)
         if z >= n:
-            return self._d >> shift, -(-self._d >> shift)
+            return d_lo, d_hi
         bits = precision + 2 * n.bit_length() + 8
         if z < c:
             return power_bounds([(self._a, c - z), (self._b, n - (c - z))], bits, shift)
         lo, hi = power_bounds([(self._a, z - c + 1), (self._b, n - 1 - (z - c))], bits, shift)
-        return (self._d >> shift) - hi, -(-self._d >> shift) - lo
+        return d_lo - hi, d_hi - lo
+
+    def _d_shifted(self, shift: int) -> tuple[int, int]:
+        """``(floor(d / 2^T), ceil(d / 2^T))``, kept: ``d`` has ``n log b`` bits."""
+        if self._shifted is None or self._shifted[0] != shift:
+            self._shifted = (shift, self._d >> shift, -(-self._d >> shift))
+        return self._shifted[1], self._shifted[2]
 
     def gap_bracket(self, v: int, w: int, bits: int) -> tuple[int, int, int]:
         """``(lo, hi, t)`` with ``lo 2^t <= F(0, v) - F(0, w) <= hi 2^t`` (``-1 <= w <= v``),

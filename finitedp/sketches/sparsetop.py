@@ -45,7 +45,7 @@ from ..errors import ParameterError
 from ..histograms.approx import RoundCdf
 from ..histograms.distinct import distinct_sample
 from ..histograms.keepheavy import heavy_threshold
-from ..oracle import CountingSource, RandomSource, draw, uniform_value
+from ..oracle import CountingSource, RandomSource, discard, draw, uniform_value
 from ..params import check_positive_int, short_int
 from ..resources import require_bits
 
@@ -290,8 +290,7 @@ def sparse_keep_heavy(
             f"this release needs at most k = {k} and d >= 2k + 1 = {2 * k + 1}"
         )
     candidates = [(x, sampler.sample(values[x], rng)) for x in occupied]
-    for _ in range(k - len(occupied)):
-        draw(rng, sampler.d)
+    discard(rng, sampler.d, k - len(occupied))  # the same calls, values never made
     empty = distinct_sample(occupied, universe_size, k + 1, rng)
     calls = CountingSource(rng)
     precision = s.bit_length() + 128  # F's brackets decide each floor but w.p. ~2^-120
