@@ -192,12 +192,19 @@ class Release:
 
     def rows(self) -> list[dict[str, Any]]:
         """The table: one row per released key (``value``, ``count``) or per column
-        (``column``, ``estimate``), figures as exact ``Fraction``/``int``."""
+        (``column``, ``estimate``, and where stated ``noise_variance`` in the data's units
+        and ``in_range``, the estimate moved into its public range), figures as exact
+        ``Fraction``/``int``."""
         if "estimates" in self.document:
-            return [
-                {"column": e["column"], "estimate": Fraction(str(e["value"]))}
-                for e in self.document["estimates"]
-            ]
+            out = []
+            for e in self.document["estimates"]:
+                row: dict[str, Any] = {"column": e["column"], "estimate": Fraction(str(e["value"]))}
+                if "noise_variance" in e:
+                    row["noise_variance"] = Fraction(str(e["noise_variance"]))
+                if "value_in_range" in e:
+                    row["in_range"] = Fraction(str(e["value_in_range"]))
+                out.append(row)
+            return out
         return [
             {"value": b.get("value"), "count": Fraction(str(b["count"]))}
             for b in self.document.get("bins", [])
@@ -216,7 +223,7 @@ class Release:
             raise ParameterError("to_pandas: pip install pandas") from None
         rows = self.rows()
         for row in rows:
-            for key in ("count", "estimate"):
+            for key in ("count", "estimate", "noise_variance", "in_range"):
                 if key in row:
                     row[key] = float(row[key])
         return pandas.DataFrame(rows)

@@ -284,10 +284,22 @@ class MechanismEntry:
 
 @dataclass(frozen=True)
 class ColumnOutcome:
-    """What a column mechanism released: its JSON part and one estimate per column."""
+    """What a column mechanism released: its JSON part and one estimate per column.
+
+    Attributes:
+        release: the release's JSON part.
+        estimates: one per column.
+        noise_variances: each estimate's noise variance in the data's units, exactly
+            (``None``: not stated, a quantile's error is a rank).
+        ranges: the public interval each estimated quantity lies in (a mean's bounds,
+            ``n`` times them for a sum); an estimate outside is also stated moved into
+            it, a post-processing (``None``: every estimate lies in it already).
+    """
 
     release: JSON
     estimates: tuple[Fraction, ...]
+    noise_variances: tuple[Fraction, ...] | None = None
+    ranges: tuple[tuple[Fraction, Fraction], ...] | None = None
 
 
 class ColumnMechanism(Protocol):

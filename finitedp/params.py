@@ -22,6 +22,7 @@ import contextlib
 import numbers
 import re
 from fractions import Fraction
+from math import isqrt
 
 import gmpy2
 
@@ -41,6 +42,7 @@ __all__ = [
     "readable_fraction",
     "short_fraction",
     "short_int",
+    "sqrt_display",
 ]
 
 #: What the public API accepts wherever an exact rational is expected.
@@ -104,6 +106,23 @@ def decimal_above(value: Fraction, digits: int = 3) -> str:
 def is_short(value: Fraction) -> bool:
     """Whether :func:`readable_fraction` shows ``value`` exactly (both terms below 10^12)."""
     return abs(value.numerator) < 10**12 and value.denominator < 10**12
+
+
+def sqrt_display(value: Fraction | int, digits: int = 3) -> str:
+    """``sqrt(value)`` to about ``digits`` significant digits, for people (a standard
+    deviation beside an exact variance): from an integer square root, no float.
+
+    >>> sqrt_display(Fraction(1, 4)), sqrt_display(2), sqrt_display(Fraction(35387538))
+    ('0.5', '1.41', '5950')
+    """
+    value = Fraction(value)
+    if value < 0:
+        raise ParameterError(f"value: got {short_fraction(value)}; a square root needs >= 0")
+    # 10^k sqrt(v) to at least digits + 2 digits, then rounded as any estimate
+    size = value.numerator.bit_length() - value.denominator.bit_length()
+    k = max(0, digits + 2 - size * 30103 // 200000)
+    root = isqrt(value.numerator * 100**k // value.denominator)
+    return decimal_nearest(Fraction(root, 10**k), digits)
 
 
 def decimal_nearest(value: Fraction | int, digits: int = 6, *, up: bool = False) -> str:

@@ -59,7 +59,13 @@ class _Sums:
         statistic), asked of ``data``, a :class:`~finitedp.statistics.ColumnStatistics`."""
         stats: ColumnStatistics = data
         release = self.mechanism.release_sums(stats.column_sums(), rng)
-        return ColumnOutcome(release.to_json_dict(), release.estimates)
+        n = self.mechanism.n
+        return ColumnOutcome(
+            release.to_json_dict(),
+            release.estimates,
+            self.mechanism.noise_variances(),
+            tuple((n * g.lower, n * g.upper) for g in self.mechanism.grids),
+        )
 
 
 def _moment(options: Mapping[str, str | None], default: int) -> int:

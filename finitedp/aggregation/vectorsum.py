@@ -209,6 +209,14 @@ class _VectorSum:
     def _noise_moment(self, i: int, p: int) -> Fraction:
         raise NotImplementedError  # pragma: no cover
 
+    def noise_variances(self) -> tuple[Fraction, ...]:
+        """Each coordinate's ``E[eta_i^2]`` in the data's units, exactly (as :meth:`moment`:
+        the worst case over data, which moves it only through Alg 16's ``2^-64`` mixing)."""
+        return tuple(
+            g.step**2 * self._noise_moment(self._first[k], 2)
+            for g, k in zip(self.grids, self._kind, strict=True)
+        )
+
     def moment(self, p: object = None) -> Fraction:
         """``E ||eta||_p^p`` of the implemented noise in the data's units, exactly.
 

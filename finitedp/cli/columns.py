@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 from .. import __version__
-from ..entries import BasketMechanism, ColumnEntry, Option
+from ..entries import JSON, BasketMechanism, ColumnEntry, ColumnOutcome, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.baskets import MAX_ITEMS, read_basket_list, read_baskets
 from ..io.display import with_displays
@@ -32,7 +32,7 @@ from ..io.tables import InputFile, opened_input
 from ..io.values import shorten
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
-from ..params import decimal_nearest, exact_fraction, probability, short_fraction
+from ..params import decimal_nearest, exact_fraction, probability, short_fraction, sqrt_display
 from ..registry import COLUMNS
 from ..statistics import ColumnStatistics, RowStatistics
 from .output import finish_release
@@ -286,10 +286,7 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
             "neighbours": entry.neighbours,
             "accuracy": accuracy,
             "release": outcome.release,
-            "estimates": [
-                {"column": c.name, "value": rational(e)}
-                for c, e in zip(columns, outcome.estimates, strict=True)
-            ],
+            "estimates": _estimates(columns, outcome),
             "seeded": args.seed is not None,
             "engine": engine,
         }
@@ -305,6 +302,25 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         at_delta
     )
     return finish_release(args, payload, to_stdout, summary)
+
+
+def _estimates(columns: list[NumericColumn], outcome: ColumnOutcome) -> list[JSON]:
+    """Each column's estimate, with its noise variance in the data's units and, where the
+    noise carried it out of the public range its quantity lies in, the estimate moved
+    into it (post-processing: labelled, the released value kept beside it)."""
+    out: list[JSON] = []
+    for i, (column, value) in enumerate(zip(columns, outcome.estimates, strict=True)):
+        entry: JSON = {"column": column.name, "value": rational(value)}
+        if outcome.noise_variances is not None:
+            variance = outcome.noise_variances[i]
+            entry["noise_variance"] = rational(variance)
+            entry["noise_sd_display"] = sqrt_display(variance)
+        if outcome.ranges is not None:
+            low, high = outcome.ranges[i]
+            if not low <= value <= high:
+                entry["value_in_range"] = rational(min(max(value, low), high))
+        out.append(entry)
+    return out
 
 
 def _statistics(

@@ -15,7 +15,7 @@ from typing import Any
 from ..accounting import Guarantee
 from ..errors import ParameterError
 from ..jsonvalues import parse_count, parse_signed_rational
-from ..params import decimal_nearest
+from ..params import decimal_nearest, sqrt_display
 from ..registry import COLUMNS, MECHANISMS
 
 __all__ = ["describe_release"]
@@ -110,6 +110,25 @@ def _accuracy(accuracy: Any, name: str) -> list[str]:
     return lines
 
 
+def _estimate_line(entry: dict[str, Any], name: str, rank_error: Any) -> str:
+    """``column ≈ value``, with the noise's standard deviation (sums, means), the value
+    moved into its public range where the noise carried it out, or the rank error."""
+    value = decimal_nearest(_rational(entry.get("value"), "estimates", name))
+    line = f"  {entry.get('column')} ≈ {value}"
+    if entry.get("noise_variance") is not None:
+        variance = _rational(entry["noise_variance"], "estimates.noise_variance", name)
+        line += f" (noise sd {sqrt_display(variance)})"
+    if rank_error is not None:
+        line += f" (rank error at most {parse_count(rank_error, 'accuracy.rank_errors'):,})"
+    if entry.get("value_in_range") is not None:
+        moved = _rational(entry["value_in_range"], "estimates.value_in_range", name)
+        line += (
+            f"; in its public range: {decimal_nearest(moved)} (post-processing: the true "
+            "value lies there)"
+        )
+    return line
+
+
 def describe_release(document: Any, name: str) -> list[str]:
     """The lines ``finitedp query RELEASE`` prints for ``document``.
 
@@ -152,13 +171,15 @@ def describe_release(document: Any, name: str) -> list[str]:
         lines.extend(accuracy)
     estimates = document.get("estimates")
     if isinstance(estimates, list):
-        values = [
-            f"{e.get('column')} ≈ {decimal_nearest(_rational(e.get('value'), 'estimates', name))}"
-            for e in estimates[:12]
-            if isinstance(e, dict)
-        ]
-        more = f" (and {len(estimates) - 12:,} more)" if len(estimates) > 12 else ""
-        lines.append("estimates: " + ", ".join(values) + more)
+        stated = document.get("accuracy")
+        errors = stated.get("rank_errors") if isinstance(stated, dict) else None
+        lines.append("estimates (in the data's units):")
+        for i, e in enumerate(estimates[:12]):
+            if isinstance(e, dict):
+                error = errors[i] if isinstance(errors, list) and i < len(errors) else None
+                lines.append(_estimate_line(e, name, error))
+        if len(estimates) > 12:
+            lines.append(f"  and {len(estimates) - 12:,} more (finitedp query RELEASE COLUMN)")
     else:
         lines.append("counts: finitedp query RELEASE VALUE... prints the count of each VALUE")
     if document.get("seeded"):

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..io.files import show
 from ..io.releases import column_estimates, load_release, read_document
-from ..params import decimal_nearest, exact_fraction
+from ..params import decimal_nearest, exact_fraction, sqrt_display
 from .describe import describe_release
 
 __all__ = ["add_query"]
@@ -126,9 +126,10 @@ def _table(document: Any, name: str, args: argparse.Namespace) -> str:
     accuracy = document.get("accuracy") if isinstance(document, dict) else None
     plus = accuracy.get("per_query") if isinstance(accuracy, dict) else None
     rows: list[tuple[str, Fraction]]
+    margins: dict[str, str] = {}
     if estimates is not None:
         rows = [(c, exact_fraction(v, c)) for c, v in estimates.items()]
-        header = ("column", "estimate", "±")
+        header, margins = _column_margins(document, name)
     else:
         bins = document.get("bins") if isinstance(document, dict) else None
         if not isinstance(bins, list):
@@ -149,11 +150,15 @@ def _table(document: Any, name: str, args: argparse.Namespace) -> str:
             raise ParameterError(f"--top: got {args.top}; give K >= 1")
         rows = rows[: args.top]
     margin = "" if plus is None else str(plus)
-    cells = [(key, _shown(value, args.exact), margin) for key, value in rows]
+    cells = [(key, _shown(value, args.exact), margins.get(key, margin)) for key, value in rows]
     form = args.format or "tsv"
     if form == "json":
+        third = "plus_minus" if header[2] == "±" else header[2].replace(" ", "_")
         return json.dumps(
-            [{header[0]: k, header[1]: str(v), "plus_minus": margin or None} for k, v in rows],
+            [
+                {header[0]: k, header[1]: str(v), third: margins.get(k, margin) or None}
+                for k, v in rows
+            ],
             ensure_ascii=False,
             indent=1,
         )
@@ -169,6 +174,25 @@ def _table(document: Any, name: str, args: argparse.Namespace) -> str:
         "  ".join(str(c[i]).ljust(widths[i]) for i in range(3)).rstrip() for c in [header, *cells]
     ]
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
+
+
+def _column_margins(document: Any, name: str) -> tuple[tuple[str, str, str], dict[str, str]]:
+    """The third column of a column release's table: each estimate's noise sd in the
+    data's units (sums, means), or its rank error (quantiles)."""
+    entries = [e for e in document.get("estimates", []) if isinstance(e, dict)]
+    if any("noise_variance" in e for e in entries):
+        return ("column", "estimate", "noise sd"), {
+            str(e["column"]): sqrt_display(exact_fraction(str(e["noise_variance"]), name))
+            for e in entries
+            if "noise_variance" in e
+        }
+    accuracy = document.get("accuracy")
+    errors = accuracy.get("rank_errors") if isinstance(accuracy, dict) else None
+    if isinstance(errors, list) and len(errors) == len(entries):
+        return ("column", "estimate", "rank error"), {
+            str(e["column"]): str(r) for e, r in zip(entries, errors, strict=True)
+        }
+    return ("column", "estimate", "±"), {}
 
 
 def _shown(value: int | Fraction, exact: bool) -> str:

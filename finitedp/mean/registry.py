@@ -16,6 +16,7 @@ from ..oracle import RandomSource
 from ..params import exact_fraction, short_fraction
 from .budget import check_public
 from .plan import NEIGHBOURS, PLAN
+from .release import MeanRelease
 
 __all__ = ["COLUMN_ENTRIES"]
 
@@ -87,11 +88,13 @@ class _Plan:
         return {
             "noise_sigma2_units": None if sigma2 is None else rational(sigma2),
             **rounds,
-            "statement": "the noise on each coordinate's sum is the discrete Gaussian of "
-            "variance noise_sigma2_units in units of C/K (the release's clip_radius/units, "
-            "times step/(n scale_i) in the data's units); rounding to that grid moves a "
-            "coordinate's sum by at most n/2 units; at most clipped_rows rows are expected "
-            f"beyond C (with probability >= {short_fraction(1 - plan.beta / 3)}); with "
+            "statement": "each mean's noise is a discrete Gaussian whose variance in the "
+            "data's units is stated beside its estimate (noise_variance; noise_sigma2_units "
+            "in units of C/K, the release's clip_radius/units, times step/(n scale_i)); rows "
+            "beyond the clipping radius C from the centre are pulled in to it, which biases "
+            "a mean toward the centre: at most clipped_rows rows are expected beyond C (with "
+            f"probability >= {short_fraction(1 - plan.beta / 3)}); rounding to the grid "
+            "moves a coordinate's sum by at most n/2 units of C/K; with "
             f"probability >= {short_fraction(1 - plan.beta / 3)} every centre has rank error "
             "at most centre_rank_error (below min(m, n - 1 - m): inside its data's range)"
             + (
@@ -105,12 +108,21 @@ class _Plan:
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
-        release = self.plan.release_statistics(data, rng)
-        return ColumnOutcome(release.to_json_dict(), release.estimates)
+        return self._outcome(self.plan.release_statistics(data, rng))
 
     def release_from_sets(self, sets: list[Any], rng: RandomSource | None = None) -> ColumnOutcome:
-        release = self.plan.release_sets(sets, rng)
-        return ColumnOutcome(release.to_json_dict(), release.estimates)
+        return self._outcome(self.plan.release_sets(sets, rng))
+
+    def _outcome(self, release: MeanRelease) -> ColumnOutcome:
+        """The document part, each mean's noise variance, and the grid's bounds (a mean
+        lies in them; the noise may carry an estimate out)."""
+        bounds = (self.plan.grid.lower, self.plan.grid.upper)
+        return ColumnOutcome(
+            release.to_json_dict(),
+            release.estimates,
+            release.noise_variances,
+            (bounds,) * self.plan.d,
+        )
 
 
 def _settings(columns: Columns, options: Mapping[str, str | None]) -> dict[str, Any]:

@@ -68,6 +68,10 @@ class MeanRelease:
     #: (``centre`` is the first's, ``radius`` the last's, ``estimates`` their
     #: inverse-variance mean, :func:`.rounds.combine`, weighted by each round's noise share).
     rounds: tuple[Round, ...] = ()
+    #: Each estimate's noise variance in the data's units (exact; the noise alone, given
+    #: the released radii and scales: clipping may bias the estimate further).  Not in
+    #: the release's JSON (the document states it beside each estimate).
+    noise_variances: tuple[Fraction, ...] = ()
 
     def to_json_dict(self) -> dict[str, Any]:
         """JSON-ready: rationals as ``"a/b"`` strings, integers above ``2^53`` as strings."""

@@ -289,6 +289,8 @@ def run_rounds(
     grid, step, done = plan.grid, plan.grid.step, []
     # combine(done) kept as running sums: the same fractions, without R^2 d operations
     weighted, weight = [Fraction(0)] * plan.d, Fraction(0)
+    # and each estimate's noise variance in the data's units: sum_t w_t^2 Var(z_t) c_t^2
+    spread = [Fraction(0)] * plan.d
     for share, sampler in zip(plan.noise_split, plan.noises, strict=True):
         radius, sums = clip(centre)
         noise = sampler.sample_many(plan.d, rng)
@@ -300,6 +302,11 @@ def run_rounds(
         w = share / (radius * radius)
         weighted = [a + w * e for a, e in zip(weighted, estimates, strict=True)]
         weight += w
+        variance = sampler.moment(2)  # exact: the noise's own law, an even moment
+        spread = [
+            v + w * w * variance * (Fraction(radius, plan.units * plan.n * scale) * step) ** 2
+            for v, scale in zip(spread, scales, strict=True)
+        ]
         centre = nearest_indices(grid, [a / weight for a in weighted])
     combined = done[0].estimates if len(done) == 1 else tuple(a / weight for a in weighted)
     return MeanRelease(
@@ -311,4 +318,5 @@ def run_rounds(
         plan.units,
         plan.guarantee,
         rounds=tuple(done) if len(done) > 1 else (),
+        noise_variances=tuple(v / (weight * weight) for v in spread),
     )

@@ -1,0 +1,126 @@
+"""Accuracy in the data's units (issue 52 item 3).
+
+Laws: each sum's and mean's stated ``noise_variance`` is the variance of the noise the
+release added, in the data's units: for sums, the coordinates' variances add up to the
+mechanism's exact ``E ||eta||_2^2`` (thesis Lemma 4.7/4.10's quantity); for PLAN's
+single round, ``Var(z) (C step/(K n P_i))^2`` from the release's own radius and scales;
+a mean the noise carried out of its grid's bounds is also stated moved into them (never
+for an estimate inside); ``query`` prints the noise sd, or a quantile's rank error, in
+its table and its words.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_run import run
+
+from finitedp.aggregation.vectorsum import EllipticalGaussian, ParallelotopeLaplace
+from finitedp.mean.plan import PLAN
+from finitedp.selection import Grid
+
+DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
+
+
+def _release(flags: list[str], capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, Any]:
+    code, out, err = run(["release", str(path), *flags, "--seed", "02", "--quiet"], capsys)
+    assert code == 0, err
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+@pytest.mark.parametrize("kind", [ParallelotopeLaplace, EllipticalGaussian])
+def test_sum_noise_variances_add_up_to_the_exact_second_moment(kind: Any) -> None:
+    grids = [Grid(-2, 2), Grid(0, 1), Grid(0, 3, "1/2")]
+    budget = 1 if kind is ParallelotopeLaplace else "1/2"
+    mechanism = kind(grids, 7, budget, p=2)
+    variances = mechanism.noise_variances()
+    assert sum(variances) == mechanism.moment(2) and all(v > 0 for v in variances)
+    # a coordinate's variance scales with its step squared: the 1/2 grid in data units
+    assert variances[2] == Fraction(1, 4) * mechanism._noise_moment(2, 2)
+
+
+def test_plan_states_the_variance_of_the_noise_it_added(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    flags = ["--mechanism", "plan-mean", "--columns", "a,b,c", "--bounds=-20:20"]
+    document = _release([*flags, "--grid", "1/16", "--rho", "1"], capsys, DATA / "measurements.csv")
+    release, n = document["release"], int(document["parameters"]["n"])
+    plan = PLAN(-20, 20, d=3, n=n, rho=1, step=Fraction(1, 16))
+    assert plan.rounds == 1
+    variance = plan.noise.moment(2)
+    radius, units = int(release["clip_radius"]), int(release["units"])
+    for entry, scale in zip(document["estimates"], release["scales"], strict=True):
+        per_unit = Fraction(radius, units * n * int(scale)) * Fraction(1, 16)
+        assert Fraction(entry["noise_variance"]) == variance * per_unit**2
+        assert "value_in_range" not in entry  # inside [-20, 20]
+
+
+def test_a_mean_out_of_its_bounds_is_also_stated_in_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    flags = ["--format", "baskets", "--items", "1180", "--mechanism", "plan-mean", "--rho", "1/4"]
+    document = _release(flags, capsys, DATA / "kosarak-400.dat")
+    moved = 0
+    for entry in document["estimates"]:
+        value = Fraction(entry["value"])
+        if 0 <= value <= 1:
+            assert "value_in_range" not in entry
+        else:
+            moved += 1
+            assert Fraction(entry["value_in_range"]) == min(max(value, 0), 1)
+    assert moved > 0  # 0/1 columns near 0: the noise carries some below
+
+
+def test_query_prints_the_noise_sd_and_the_rank_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flights = DATA / "flights.csv"
+    for flags, third, shown in (
+        (
+            [
+                "--mechanism",
+                "vector-gaussian",
+                "--columns",
+                "dep_delay",
+                "--bounds=-60:300",
+                "--clamp",
+                "--nulls",
+                "drop",
+                "--rho",
+                "1",
+            ],
+            "noise sd",
+            "(noise sd ",
+        ),
+        (
+            [
+                "--mechanism",
+                "quantile-exponential",
+                "--columns",
+                "air_time",
+                "--bounds",
+                "0:700",
+                "--nulls",
+                "drop",
+                "--epsilon",
+                "1",
+            ],
+            "rank error",
+            "(rank error at most ",
+        ),
+    ):
+        out = tmp_path / "r.json"
+        code, _, err = run(
+            ["release", str(flights), *flags, "--seed", "02", "--quiet", "--out", str(out)], capsys
+        )
+        assert code == 0, err
+        code, table, _ = run(["query", str(out), "--all", "--format", "csv"], capsys)
+        assert code == 0 and table.splitlines()[0] == f"column,estimate,{third}"
+        assert table.splitlines()[1].split(",")[2]  # the figure itself
+        code, words, _ = run(["query", str(out)], capsys)
+        assert code == 0 and shown in words
