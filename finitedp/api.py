@@ -91,7 +91,7 @@ def release(
     with _as_path(data) as path, tempfile.TemporaryDirectory(prefix="finitedp-api-") as folder:
         out = os.path.join(folder, "release.json")
         argv = ["release", path, *_argv(flags), "--out", out, "--quiet"]
-        args = _parser().parse_args(argv)
+        args = _parser(argv).parse_args(argv)
         check_limits()  # a malformed FINITEDP_MAX_SECONDS or _MEMORY, as the command says
         with open(os.devnull, "w") as sink, contextlib.redirect_stderr(sink):
             args.run(args)

@@ -124,3 +124,27 @@ def test_query_prints_the_noise_sd_and_the_rank_error(
         assert table.splitlines()[1].split(",")[2]  # the figure itself
         code, words, _ = run(["query", str(out)], capsys)
         assert code == 0 and shown in words
+
+
+def test_a_query_loads_only_what_it_reads() -> None:
+    # Work, not time: `finitedp query` of a column release imports no family, no DuckDB
+    # and no plotting; `import finitedp` imports no family (issue 52: answers in a blink).
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, json, tempfile, pathlib\n"
+        "import finitedp\n"
+        "assert 'finitedp.compact' not in sys.modules and 'numpy' not in sys.modules\n"
+        "doc = {'mechanism': 'vector-laplace', 'estimates': [{'column': 'a', 'value': '3/2'}]}\n"
+        "path = pathlib.Path(tempfile.mkdtemp()) / 'r.json'\n"
+        "path.write_text(json.dumps(doc))\n"
+        "from finitedp.cli import main\n"
+        "assert main(['query', str(path), 'a']) == 0\n"
+        "loaded = [m for m in ('finitedp.registry', 'duckdb', 'matplotlib', 'finitedp.cli.release')"
+        " if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "a\t1.5"

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import re
 import sys
 from collections.abc import Sequence
@@ -36,14 +37,20 @@ from collections.abc import Sequence
 from .. import __version__
 from ..errors import FiniteDPError
 from ..io.files import say
-from ..plot.command import add_plot_parser
 from ..resources import check_limits
-from .audit import add_audit
-from .query import add_query
-from .release import add_release
-from .vectors import add_vectors
 
 __all__ = ["main"]
+
+#: Each command -> the module and function that add its parser, in ``--help``'s order.
+#: A command line names one command: only its module is imported (``query`` does not
+#: load the release machinery, DuckDB or matplotlib).
+COMMANDS = {
+    "release": ("finitedp.cli.release", "add_release"),
+    "query": ("finitedp.cli.query", "add_query"),
+    "audit": ("finitedp.cli.audit", "add_audit"),
+    "vectors": ("finitedp.cli.vectors", "add_vectors"),
+    "plot": ("finitedp.plot.command", "add_plot_parser"),
+}
 
 
 def _silence_stdout() -> None:
@@ -55,18 +62,18 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of the command ``argv`` names, or of every command (``--help``, a typo)."""
     parser = argparse.ArgumentParser(
         prog="finitedp",
         description="Differential privacy on finite computers, in exact arithmetic.",
     )
     parser.add_argument("--version", action="version", version=f"finitedp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    add_release(commands)
-    add_query(commands)
-    add_audit(commands)
-    add_vectors(commands)
-    add_plot_parser(commands)
+    named = [argv[0]] if argv and argv[0] in COMMANDS else list(COMMANDS)
+    for name in named:
+        module, function = COMMANDS[name]
+        getattr(importlib.import_module(module), function)(commands)
     return parser
 
 
@@ -88,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     command: str | None = None
     try:
-        args = _parser().parse_args(argv)
+        given = list(sys.argv[1:] if argv is None else argv)
+        args = _parser(given).parse_args(given)
         command = args.command
         check_limits()  # a malformed FINITEDP_MAX_SECONDS or _MEMORY is refused by every command
         return int(args.run(args))

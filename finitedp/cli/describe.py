@@ -16,7 +16,6 @@ from ..accounting import Guarantee
 from ..errors import ParameterError
 from ..jsonvalues import parse_count, parse_signed_rational
 from ..params import decimal_nearest, sqrt_display
-from ..registry import COLUMNS, MECHANISMS
 
 __all__ = ["describe_release"]
 
@@ -141,6 +140,8 @@ def describe_release(document: Any, name: str) -> list[str]:
             "a bare release"
         )
     mechanism = str(document["mechanism"])
+    from ..registry import COLUMNS, MECHANISMS  # every family: only to describe
+
     entry = MECHANISMS.get(mechanism) or COLUMNS.get(mechanism)
     paper = document.get("paper") or (entry.paper if entry is not None else "")
     lines = [f"release: {mechanism}" + (f" ({paper})" if paper else "")]

@@ -11,7 +11,6 @@ from ..entries import Counts, ReleaseReader
 from ..errors import ParameterError
 from ..jsonvalues import load_json, parse_count, parse_rational
 from ..params import short_int
-from ..registry import reader
 from .files import decode_utf8, read_bytes
 from .keyset import KeyUniverse
 from .universe import Universe, Utf8Universe, parse_universe
@@ -57,6 +56,8 @@ def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseRea
     if not isinstance(document, dict):
         raise ParameterError(f"{name}: not a finitedp release (expected a JSON object)")
     inner = document.get("release", document)
+    from ..registry import reader  # every family: imported only to read a release's data
+
     found = reader(inner.get("type") if isinstance(inner, dict) else None, name)
     release = found.load(inner)
     if "release" in document:
