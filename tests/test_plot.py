@@ -119,10 +119,16 @@ def _partial() -> PartialHistogram:
 
 def test_release_series_of_a_partial_histogram() -> None:
     accuracy = Accuracy(Fraction(1, 10), 8, 20, 15, "test")
-    series = release_series(_partial(), accuracy)
-    assert (series.bins, series.counts, series.labels) == ((2, 7), (5, 30), ("2", "7"))
+    series = release_series(_partial(), accuracy)  # largest count first
+    assert (series.bins, series.counts, series.labels) == ((7, 2), (30, 5), ("7", "2"))
     assert (series.error, series.error_kind, series.threshold) == (8, "per-query", 20)
-    assert series.intervals() == ((0, 13), (22, 38))  # clipped at 0: true counts are >= 0
+    assert series.intervals() == ((22, 38), (0, 13))  # clipped at 0: true counts are >= 0
+    top = release_series(
+        PartialHistogram.from_counts(10, {1: 4, 2: 9, 3: 9, 8: 1}), accuracy, top=2
+    )
+    assert (top.bins, top.counts) == ((2, 3), (9, 9))  # ties in the universe's order
+    with pytest.raises(ParameterError, match="--top"):
+        release_series(_partial(), accuracy, top=0)
     chosen = release_series(_partial(), accuracy, values=[7, "3"], labels=["seven", "three"])
     assert (chosen.bins, chosen.counts, chosen.labels) == ((7, 3), (30, 0), ("seven", "three"))
 
@@ -131,7 +137,7 @@ def test_release_series_falls_back_to_the_simultaneous_bound() -> None:
     series = release_series(_partial(), Accuracy(Fraction(1, 10), None, None, 15, "test"))
     assert (series.error, series.error_kind, series.threshold) == (15, "simultaneous", None)
     bare = release_series(_partial(), {"beta": "1/2", "per_query": None, "simultaneous": None})
-    assert (bare.error, bare.error_kind, bare.intervals()) == (None, "none", ((5, 5), (30, 30)))
+    assert (bare.error, bare.error_kind, bare.intervals()) == (None, "none", ((30, 30), (5, 5)))
 
 
 def test_release_series_refusals() -> None:
@@ -254,10 +260,10 @@ def test_release_figure_draws_counts_and_error_bars() -> None:
     figure = _release_figure(series, list(series.labels), escaped=False)
     (axes,) = figure.axes
     (bars,) = [c for c in axes.containers if isinstance(c, BarContainer)]
-    assert [bar.get_height() for bar in bars] == [5.0, 30.0]
+    assert [bar.get_height() for bar in bars] == [30.0, 5.0]
     assert bars.errorbar is not None
     segments = bars.errorbar.lines[2][0].get_segments()
-    assert [(s[0][1], s[1][1]) for s in segments] == [(0.0, 13.0), (22.0, 38.0)]
+    assert [(s[0][1], s[1][1]) for s in segments] == [(22.0, 38.0), (0.0, 13.0)]
     assert any(line.get_ydata()[0] == 20 for line in axes.get_lines())  # t marked
 
 

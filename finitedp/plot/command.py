@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     pass
 
+from ..errors import ParameterError
 from ..io.arguments import count
 from ..io.files import check_out, say
 from ..io.releases import column_estimates, read_document
@@ -81,6 +82,12 @@ def add_plot_parser(subparsers: Any) -> argparse.ArgumentParser:
     release.add_argument("release", metavar="RELEASE.json", help="the release; - for stdin")
     release.add_argument("--out", required=True, metavar="FILE", help="FILE.png or FILE.svg")
     release.add_argument(
+        "--top",
+        type=int,
+        metavar="K",
+        help="draw the K largest listed counts (bars are drawn largest first)",
+    )
+    release.add_argument(
         "--values", nargs="+", metavar="V", help="values to draw, in the release's universe"
     )
     shapes = pictures.add_parser(
@@ -145,6 +152,8 @@ def run_plot(args: argparse.Namespace) -> int:
         elif column_estimates(document, name) is not None:
             path = plot_estimates(document, name, args.out)
         else:
-            path = plot_release(document, None, args.out, values=args.values)
+            if args.top is not None and args.values is not None:
+                raise ParameterError("--top: it picks the bars; --values names them: give one")
+            path = plot_release(document, None, args.out, values=args.values, top=args.top)
     say(f"finitedp plot: wrote {path}")
     return 0

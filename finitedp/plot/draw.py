@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -363,7 +364,10 @@ def _release_figure(series: ReleaseSeries, labels: Sequence[str], escaped: bool)
         head += f": ({_short(series.privacy.epsilon)}, {_short(series.privacy.delta)})-DP"
     if series.n is not None:
         head += f", n = {series.n}"
-    figure.suptitle(f"{head}\n{bound}", fontsize=9)
+    # the statement wrapped to the figure's width (about 13 characters an inch at 9 pt)
+    width = int(figure.get_figwidth() * 13)
+    wrapped = "\n".join(textwrap.fill(line, width) for line in f"{head}\n{bound}".split("\n"))
+    figure.suptitle(wrapped, fontsize=9)
     if notes:
         axes.text(
             0.99, 0.98, "\n".join(notes), transform=axes.transAxes, ha="right", va="top", fontsize=8
@@ -378,6 +382,7 @@ def plot_release(
     *,
     labels: Sequence[str] | None = None,
     values: Sequence[object] | None = None,
+    top: int | None = None,
 ) -> Path:
     """Draw BV Fig 1 for a release: bars of the noisy counts with error bars ``+-a``.
 
@@ -392,7 +397,9 @@ def plot_release(
             ``None`` to use the one stored in a ``finitedp release`` document.
         out_path: the picture; ``.png`` or ``.svg``.
         labels: tick labels, one per bar.
-        values: the values to draw (required for a compact release).
+        values: the values to draw (required for a compact release); by default the
+            listed bins, largest count first.
+        top: only the ``top`` largest listed counts.
 
     Returns:
         The path written.
@@ -402,7 +409,9 @@ def plot_release(
         PlotExtraMissingError: matplotlib is not installed.
     """
     fmt = _output_format(out_path)
-    series = release_series(release_json_or_release, accuracy, labels=labels, values=values)
+    series = release_series(
+        release_json_or_release, accuracy, labels=labels, values=values, top=top
+    )
     matplotlib = _require_matplotlib()
     with matplotlib.rc_context(_rc(matplotlib)):
         labels_drawn, escaped = _drawable_labels(matplotlib, series.labels)

@@ -292,6 +292,7 @@ def release_series(
     *,
     labels: Sequence[str] | None = None,
     values: Sequence[object] | None = None,
+    top: int | None = None,
 ) -> ReleaseSeries:
     """The bars and error bars that :func:`plot_release` draws, from a release.
 
@@ -306,7 +307,8 @@ def release_series(
         values: the values to draw, in order: labels of the document's universe
             (``int:M`` or ``utf8:L``), or bin numbers for a bare release.  Needed for a
             compact release (it lists no bins); for a partial histogram the default is
-            its listed bins, and an unlisted value has count 0.
+            its listed bins, largest count first, and an unlisted value has count 0.
+        top: draw only the ``top`` largest listed counts (a release of many bins).
 
     Returns:
         The series; the error bar is the per-query ``a`` if the theorem gives one at
@@ -364,7 +366,13 @@ def release_series(
             except ParameterError as error:
                 raise ParameterError(f"values: {error}") from None
     elif callable(getattr(counts_of, "keys", None)):  # a release that names its bins
-        bins = list(counts_of.keys())  # type: ignore[attr-defined]
+        listed = list(counts_of.keys())  # type: ignore[attr-defined]
+        # largest first (ties in the universe's order): a chart read from its left end
+        bins = sorted(listed, key=lambda x: -counts_of[x])
+        if top is not None:
+            if type(top) is not int or top < 1:
+                raise ParameterError(f"--top: got {top!r}; give K >= 1")
+            bins = bins[:top]
     else:
         raise ParameterError(
             f"--values: {article(mechanism)} {mechanism} release lists no bins (every value has "
@@ -374,8 +382,8 @@ def release_series(
         raise ParameterError("--values: nothing to plot (the release lists no bins; name values)")
     if len(bins) > MAX_RELEASE_BARS:
         raise ParameterError(
-            f"values: {len(bins)} bars; a picture holds at most {MAX_RELEASE_BARS}, "
-            f"name the values to plot"
+            f"values: {len(bins)} bars; a picture holds at most {MAX_RELEASE_BARS}: draw the "
+            f"largest with --top K, or name the values to plot"
         )
     names = tuple(_label(universe, x) for x in bins)
     if labels is not None:
