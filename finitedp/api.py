@@ -11,10 +11,12 @@ exceptions, not exit codes).  ``data`` is:
 * a pandas or Polars DataFrame, a pyarrow Table or a DuckDB relation: written once by
   DuckDB to a temporary Parquet file (a column's values keep their type; numbers are
   read exactly through their text, as the command line reads Parquet), then read as a
-  path.  pandas, Polars and pyarrow are optional: only the caller's own kind is needed.
+  path.  pandas, Polars and pyarrow are optional: only the caller's own kind is needed;
+* a Spark DataFrame: written by its own session to one temporary Parquet file (one
+  task writes it) and released by the Spark engine (``engine="duckdb"`` reads the
+  same file with DuckDB: the same document but for ``"engine"``).
 
-Keys are the user's own values, numbers the user's own numbers.  A Spark DataFrame is
-not taken yet: write it to Parquet and give the path, with ``engine="spark"``.
+Keys are the user's own values, numbers the user's own numbers.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ def release(
     sketches, sums, quantiles and PLAN); each document names it and its neighbours.
 
     Args:
-        data: a path, or a pandas / Polars DataFrame, a pyarrow Table, a DuckDB relation.
+        data: a path, or a pandas / Polars DataFrame, a pyarrow Table, a DuckDB relation,
+            or a Spark DataFrame (written by its own session as one Parquet file, then
+            released by the Spark engine unless ``engine`` says otherwise).
         mechanism: as ``--mechanism`` (the default rule without it, as on the command line).
         column: the key column of a histogram or sketch.
         columns: the numeric columns of a sum, quantile or mean.
@@ -63,7 +67,7 @@ def release(
             refused).
         nulls: as ``--nulls``.
         seed: as ``--seed`` (hex text or bytes): reproducible and NOT private.
-        engine: ``"duckdb"`` (default) or ``"spark"``.
+        engine: ``"duckdb"`` (default; ``"spark"`` for a Spark DataFrame) or ``"spark"``.
         **options: any other option of ``finitedp release``, by its name (``delta``, ``k``,
             ``bounds``, ``grid``, ``beta``, ``clamp=True``, ``other=True``...).
 
@@ -88,6 +92,8 @@ def release(
         "engine": engine,
         **options,
     }
+    if engine is None and _kind(data) == "pyspark":  # a Spark DataFrame stays with Spark
+        flags["engine"] = "spark"
     with _as_path(data) as path, tempfile.TemporaryDirectory(prefix="finitedp-api-") as folder:
         out = os.path.join(folder, "release.json")
         argv = ["release", path, *_argv(flags), "--out", out, "--quiet"]
@@ -133,12 +139,11 @@ def _as_path(data: Any) -> Iterator[str]:
     if isinstance(data, str | os.PathLike):
         yield os.fspath(data)
         return
-    kind = type(data).__module__.split(".")[0]
+    kind = _kind(data)
     if kind == "pyspark":
-        raise ParameterError(
-            "data: a Spark DataFrame is not taken yet; write it to Parquet "
-            "(frame.write.parquet) and give the file, with engine='spark'"
-        )
+        with tempfile.TemporaryDirectory(prefix="finitedp-frame-") as folder:
+            yield _spark_parquet(data, folder)
+        return
     if kind not in ("pandas", "polars", "pyarrow", "duckdb"):
         raise ParameterTypeError(
             f"data: got a {type(data).__name__}; give a path, a pandas or Polars DataFrame, "
@@ -159,6 +164,31 @@ def _as_path(data: Any) -> Iterator[str]:
             con.execute(f"COPY frame TO '{path}' (FORMAT parquet)")
             con.close()
         yield path
+
+
+def _kind(data: Any) -> str:
+    """The library a frame comes from (``pyspark``, ``pandas``, ...), by its type's module."""
+    return type(data).__module__.split(".")[0]
+
+
+def _spark_parquet(frame: Any, folder: str) -> str:
+    """A Spark DataFrame written by Spark itself as one Parquet file in ``folder`` (its
+    columns' types kept; one task writes it, as the release then reads one file)."""
+    written = os.path.join(folder, "spark")
+    try:
+        frame.coalesce(1).write.parquet(written)
+    except Exception as error:  # Spark's own errors: one line, not a Py4J traceback
+        from .spark.session import spark_refusal
+
+        refusal = spark_refusal(error)
+        said = refusal or error
+        raise ParameterError(f"data: Spark could not write the DataFrame: {said}") from None
+    parts = sorted(n for n in os.listdir(written) if n.endswith(".parquet"))
+    if len(parts) != 1:  # pragma: no cover - coalesce(1) writes one part (or one empty)
+        raise ParameterError(f"data: Spark wrote {len(parts)} Parquet parts; expected one")
+    path = os.path.join(folder, "data.parquet")
+    os.replace(os.path.join(written, parts[0]), path)
+    return path
 
 
 class Release:

@@ -1,8 +1,8 @@
 """``finitedp.release``: one entry point over the data where it lies (issue 52).
 
 Laws: the same release, for a seed, from a path, a pandas DataFrame, a Polars
-DataFrame, a pyarrow Table and a DuckDB relation, and the same document the command
-line writes; the command line's refusals are raised as exceptions; a float is refused.
+DataFrame, a pyarrow Table, a DuckDB relation and a Spark DataFrame (on the Spark
+engine, and on DuckDB's), and the same document the command line writes; the command line's refusals are raised as exceptions; a float is refused.
 """
 
 from __future__ import annotations
@@ -91,3 +91,18 @@ def test_refusals_are_exceptions() -> None:
         finitedp.release(FLIGHTS, column="carrier", epsilon=1)
     with pytest.raises(ParameterTypeError, match="give a path"):
         finitedp.release([1, 2, 3], column="carrier", universe="utf8:2", epsilon=1)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_spark_dataframe_gives_the_same_document(spark: Any, case: str, tmp_path: Path) -> None:
+    # Spark reads the file's text itself (every field a string, an empty field null, as
+    # the other frames read it); the release goes to the Spark engine by default.
+    frame = spark.read.csv(str(FLIGHTS), header=True, inferSchema=False)
+    options = CASES[case]
+    made = finitedp.release(frame, seed="0d", **options)  # type: ignore[arg-type]
+    from_path = finitedp.release(FLIGHTS, seed="0d", **options)  # type: ignore[arg-type]
+    assert made.document.pop("engine") == "spark"
+    assert from_path.document.pop("engine") == "duckdb"
+    assert made.document == from_path.document
+    on_duckdb = finitedp.release(frame, seed="0d", engine="duckdb", **options)  # type: ignore[arg-type]
+    assert on_duckdb.document.pop("engine") == "duckdb" and on_duckdb.document == made.document
