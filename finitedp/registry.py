@@ -120,6 +120,7 @@ _CASES: tuple[Callable[[], Iterator[VectorCase]], ...] = (
     aggregation_vectors.convolved_cases,
     selection_vectors.convolved_cases,
     mean_vectors.convolved_cases,
+    convolvedvectors.later_cases,
 )
 
 #: Up to this many bins, the default mechanism adds noise to every bin.

@@ -2,7 +2,8 @@
 
 Laws: the same release, for a seed, from a path, a pandas DataFrame, a Polars
 DataFrame, a pyarrow Table, a DuckDB relation and a Spark DataFrame (on the Spark
-engine, and on DuckDB's), and the same document the command line writes; the command line's refusals are raised as exceptions; a float is refused.
+engine, and on DuckDB's), and the same document the command line writes; the command
+line's refusals are raised as exceptions; a float is refused.
 """
 
 from __future__ import annotations

@@ -94,7 +94,10 @@ def test_every_release_kind_is_described_in_words(
     assert "/" not in guarantee and re.search(r"epsilon <=|rho <=|\)-DP", guarantee), guarantee
     assert not re.search(r"\d{31}", text), text  # no figure a person cannot read
     if name in COLUMNS:
-        assert any(line.startswith("estimates: a ≈ ") for line in lines), text
+        at = lines.index("estimates (in the data's units):")
+        assert lines[at + 1].startswith("  a ≈ "), text
+        # sums and means say their noise in the data's units, quantiles their rank error
+        assert "(noise sd " in lines[at + 1] or "(rank error at most " in lines[at + 1], text
 
 
 def test_a_tampered_figure_is_refused_by_name(

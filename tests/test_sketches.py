@@ -396,5 +396,6 @@ def test_plot_series_of_a_pmg_release_draws_its_keys(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     series = release_series(out)
-    assert series.bins == (3, 7) and series.labels == ("3", "7") and series.n is None
-    assert series.counts[1] > series.counts[0] > 0
+    # largest count first (issue 52: a chart read from its left end)
+    assert series.bins == (7, 3) and series.labels == ("7", "3") and series.n is None
+    assert series.counts[0] > series.counts[1] > 0

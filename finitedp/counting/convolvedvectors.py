@@ -71,3 +71,11 @@ def cases() -> Iterator[VectorCase]:
         ("1000001/3", 16),
     ):
         yield "ConvolvedGaussian", {"sigma2": sigma2, "count": decimal(count)}, 2
+
+
+def later_cases() -> Iterator[VectorCase]:
+    """The level boundary (issue 54 item 6): ``(t - 2304)/256 >= 144`` adds a level, so
+    ``sigma^2 = 2304 + 144 * 256 = 39168`` has one level and ``39167`` none; a replayer
+    reading ``>`` for ``>=`` fails the first."""
+    for sigma2 in ("39167", "39168"):
+        yield "ConvolvedGaussian", {"sigma2": sigma2, "count": decimal(16)}, 2

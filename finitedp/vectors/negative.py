@@ -243,6 +243,75 @@ def _tagged_float(name: str, n: int, params: dict[str, Any], text: str) -> JSON:
     )
 
 
+#: The blanket's edges an implementation had to guess (issue 54 item 6): each case
+#: ``(name, n, |X|, params, reason, flags)`` beside its accepted control (same ``n``
+#: and ``|X|``, the control's params), appended after every earlier vector.
+_BLANKET_EDGES: list[tuple[str, int, int, dict[str, Any], dict[str, Any], str, list[str]]] = [
+    (
+        "universe-2n",
+        3,
+        6,
+        {"epsilon": "8"},
+        {"epsilon": "8"},
+        "|X| = 2n: the blanket needs |X| >= 2n + 1 (BV footnote 6), with the control at |X| = 7",
+        ["OutOfRange"],
+    ),
+    (
+        "no-threshold",
+        3,
+        8,
+        {"epsilon": "1"},
+        {"epsilon": "8"},
+        "no b < n with N Pr[M(0, U) > b] <= beta/2: refused, not an empty release",
+        ["OutOfRange"],
+    ),
+    (
+        "paper-fast",
+        3,
+        8,
+        {"epsilon": "8", "options": {"noise": "paper"}},
+        {"epsilon": "8"},
+        'noise "paper" with counter "fast" (FastSample\'s paper ratio has no rational proof)',
+        ["Unknown"],
+    ),
+    (
+        "paper-geo-2-3",
+        20,
+        41,
+        {"epsilon": "2/3", "counter": "geo", "options": {"noise": "paper"}},
+        {"epsilon": "1", "counter": "geo", "options": {"noise": "paper"}},
+        'noise "paper" (counter "geo") needs eps = 1/m',
+        ["NotInverse"],
+    ),
+]
+
+
+def _blanket_edges() -> Iterator[JSON]:
+    for name, n, size, change, control, reason, flags in _BLANKET_EDGES:
+        base: dict[str, Any] = {"beta": "1/2", "counter": "fast", "options": {}}
+        dataset = [str(1 + i % 6) for i in range(n)]
+        vector = _vector(
+            f"mechanism/blanket/{name}",
+            "mechanism",
+            reason,
+            flags,
+            mechanism="blanket",
+            n=str(n),
+            universe_size=str(size),
+            params={**base, **change},
+            dataset=dataset,
+        )
+        valid = {**vector, "params": {**base, **control}}
+        if name == "universe-2n":
+            valid["universe_size"] = str(2 * n + 1)
+        try:
+            _attempt(valid)
+        except _Accepted:
+            yield vector
+            continue
+        raise AssertionError(f"the control of {vector['id']} is refused: fix the case")
+
+
 def negative_vectors() -> Iterator[JSON]:
     """Every negative vector, in file order (new ones are appended)."""
     yield from _counters()
@@ -250,6 +319,7 @@ def negative_vectors() -> Iterator[JSON]:
     yield from _mechanisms()
     yield from _tagged_floats()
     yield from _later_mechanisms()
+    yield from _blanket_edges()
 
 
 def _untagged(value: Any) -> Any:
