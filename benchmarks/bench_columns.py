@@ -13,8 +13,8 @@ order, so that the references are taken in the same run as the mechanisms:
   (the sum of the per-column times) and one scan of every column (a filter on their sum);
 * ``finitedp release --mechanism M`` for each column mechanism (``--engine duckdb``;
   ``plan-mean`` on these integer Parquet columns runs in DuckDB SQL,
-  :mod:`finitedp.io.duckrows`), and with ``--spark`` the same through ``--engine spark``
-  (Spark local mode, ``plan-mean`` through :class:`finitedp.spark.SparkRows`).
+  :mod:`finitedp.engines.duckdb.rows`), and with ``--spark`` the same through ``--engine spark``
+  (Spark local mode, ``plan-mean`` through :class:`finitedp.engines.spark.SparkRows`).
 
 Targets (issue 43): at 10^8 x 8, vector sums <= 3x DuckDB's sums, both quantiles <= 3x
 its GROUP BY counts, plan-mean <= 10x one scan, peak RSS <= 2 GiB; at 10^7 x 4 every
@@ -69,14 +69,14 @@ _ENGINES = r"""
 import json, sys, time
 from fractions import Fraction
 path, d, units = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-from finitedp.io.duckstats import DuckDBStatistics
+from finitedp.engines.duckdb import DuckDBStatistics
 from finitedp.io.numeric import NumericColumn
 from finitedp.io.progress import Progress
 from finitedp.io.tables import InputFile
 columns = [NumericColumn(f"c{i}", Fraction(0), Fraction(units), Fraction(1)) for i in range(d)]
 out = {}
 start = time.perf_counter()
-from finitedp.spark import SparkStatistics, read_frame
+from finitedp.engines.spark import SparkStatistics, read_frame
 frame = read_frame(path, "parquet")
 out["spark start"] = time.perf_counter() - start
 for engine in ("duckdb", "spark"):

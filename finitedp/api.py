@@ -178,7 +178,7 @@ def _spark_parquet(frame: Any, folder: str) -> str:
     try:
         frame.coalesce(1).write.parquet(written)
     except Exception as error:  # Spark's own errors: one line, not a Py4J traceback
-        from .spark.session import spark_refusal
+        from .engines.spark.session import spark_refusal
 
         refusal = spark_refusal(error)
         said = refusal or error

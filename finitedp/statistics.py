@@ -8,8 +8,8 @@ and norm levels, the rounded sums within a radius and the rows beyond it:
 
 A column mechanism's release is a function of a :class:`ColumnStatistics` (PLAN's of a
 :class:`RowStatistics`) and of its draws; the statistics are exact integers, so every
-engine that computes them (numpy here, DuckDB in :mod:`finitedp.io.duckstats` and
-:mod:`finitedp.io.duckrows`, Spark in :mod:`finitedp.spark`, sparse 0/1 rows in
+engine that computes them (numpy here, DuckDB in :mod:`finitedp.engines.duckdb`,
+Spark in :mod:`finitedp.engines.spark`, sparse 0/1 rows in
 :mod:`finitedp.mean.sparse`) gives the same release for the same draws, and memory
 follows the statistics, never ``n x d``.
 

@@ -1,6 +1,6 @@
 """PLAN's row statistics: every engine answers as the rows do, so every engine releases alike.
 
-The laws: for any rows, centre, scales and radii, DuckDB's SQL (:mod:`finitedp.io.duckrows`)
+The laws: for any rows, centre, scales and radii, DuckDB's SQL (:mod:`finitedp.engines.duckdb.rows`)
 and the sparse sets (:mod:`finitedp.mean.sparse`) give the in-memory engine's gap-level
 counts, norm-level counts, rounded sums within a radius and rows beyond it, exactly; and
 PLAN fed any of them makes the same release for the same draws.
@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from finitedp.engines.duckdb import DuckDBRows, duckdb_rows
+from finitedp.engines.duckdb import rows as duckrows
 from finitedp.errors import ParameterError, ResourceLimitError
-from finitedp.io import duckrows
-from finitedp.io.duckrows import DuckDBRows, duckdb_rows
 from finitedp.io.numeric import NumericColumn
 from finitedp.io.progress import Progress
 from finitedp.io.tables import opened_input

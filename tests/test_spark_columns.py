@@ -21,9 +21,9 @@ from cli_run import run
 pytest.importorskip("pyspark")
 
 
+from finitedp.engines.spark import SparkStatistics
 from finitedp.errors import ParameterError
 from finitedp.registry import COLUMNS
-from finitedp.spark import SparkStatistics
 from finitedp.statistics import ArrayStatistics
 
 ROWS = [(i % 7 - 3, (i * 5) % 9, f"{(i * 3) % 5}/4") for i in range(40)]
@@ -168,7 +168,7 @@ def test_plan_mean_on_spark_is_the_duckdb_release(
 
 def test_spark_rows_answer_as_the_rows_do(spark: Any) -> None:
     """Integer and text columns, clamped: every row statistic is the in-memory one."""
-    from finitedp.spark import SparkRows
+    from finitedp.engines.spark import SparkRows
 
     rows = [(i % 13 - 4, f"{(i * 7) % 9}/2") for i in range(57)]
     frame = spark.createDataFrame(rows, "a long, b string").repartition(3)

@@ -177,10 +177,10 @@ def test_the_distinct_keys_stop_at_the_memory_limit(
     spark: Any, files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The driver holds each distinct key (and value): past the limit, a refusal by name."""
+    from finitedp.engines.spark import keys
     from finitedp.errors import ResourceLimitError
     from finitedp.io.tables import opened_input
     from finitedp.io.universe import parse_universe
-    from finitedp.spark import keys
 
     monkeypatch.setattr(keys, "DISTINCT_BYTES", 1 << 40)
     rows = [(i,) for i in range(1 << 16)]
@@ -239,7 +239,7 @@ def test_a_row_with_more_or_fewer_fields_is_refused_by_both_engines(
 
 
 def test_spark_errors_become_one_line_refusals() -> None:
-    from finitedp.spark.session import spark_refusal
+    from finitedp.engines.spark.session import spark_refusal
 
     class Py4JJavaError(Exception):  # the name py4j gives Java's errors
         pass

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from finitedp.engines.duckdb import DuckDBStatistics
 from finitedp.errors import ParameterError
-from finitedp.io.duckstats import DuckDBStatistics
 from finitedp.io.numeric import NumericColumn
 from finitedp.io.progress import Progress
 from finitedp.io.tables import opened_input
@@ -202,7 +202,7 @@ def test_plan_mean_reads_integer_parquet_columns_as_the_row_reader_does(
 
 
 def test_the_sql_rows_read_in_place_only_where_every_integer_is_a_point(tmp_path: Path) -> None:
-    from finitedp.io.duckrows import duckdb_rows
+    from finitedp.engines.duckdb import duckdb_rows
 
     parquet = tmp_path / "t.parquet"
     duckdb.sql(

@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as error:
         # Spark's errors (a bad CSV row, a corrupt file) surface wherever its job ran.
-        from ..spark.session import spark_refusal  # no pyspark import
+        from ..engines.spark.session import spark_refusal  # no pyspark import
 
         refusal = spark_refusal(error)
         if refusal is None:

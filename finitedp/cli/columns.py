@@ -17,13 +17,12 @@ from fractions import Fraction
 from typing import Any, cast
 
 from .. import __version__
+from ..engines import engine as find_engine
 from ..entries import JSON, BasketMechanism, ColumnEntry, ColumnOutcome, Option
 from ..errors import FiniteDPError, ParameterError
-from ..io.baskets import MAX_ITEMS, read_basket_list, read_baskets
+from ..io.baskets import MAX_ITEMS
 from ..io.display import with_displays
 from ..io.document import write_document
-from ..io.duckrows import duckdb_rows
-from ..io.duckstats import DuckDBStatistics
 from ..io.files import STDOUT, check_out, input_format, say
 from ..io.missing import DROP, fill_missing, null_policies
 from ..io.numeric import NumericColumn, parse_columns
@@ -34,7 +33,6 @@ from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource, SeededSource, default_source
 from ..params import decimal_nearest, exact_fraction, probability, short_fraction, sqrt_display
 from ..registry import COLUMNS
-from ..statistics import ColumnStatistics, RowStatistics
 from .output import finish_release
 
 __all__ = ["AT_DELTA", "COLUMN_ONLY", "HISTOGRAM_ONLY", "column_options", "release_columns"]
@@ -238,13 +236,14 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
             _announce(entry, source, "baskets" if baskets else entry.reads, engine)
         progress.phase(f"reading {source.name}")
         data: Any
+        runs = find_engine(engine)  # the statistics are computed where the data is
         if baskets:
-            n, data = _baskets(engine, source, list_column, len(columns), progress)
+            n, data = runs.baskets(source, list_column, len(columns), progress)
         elif entry.reads == "rows":
-            data = _rows(engine, source, columns, progress, clamp)
+            data = runs.rows(source, columns, progress, clamp)
             n = data.n
-        else:  # the engine computes the statistics the mechanism asks for, where the data is
-            data = _statistics(engine, source, columns, progress, clamp)
+        else:
+            data = runs.statistics(source, columns, progress, clamp)
             if entry.reads == "sums":
                 data.column_sums()  # one scan: the sums and n
             n = data.n
@@ -321,53 +320,6 @@ def _estimates(columns: list[NumericColumn], outcome: ColumnOutcome) -> list[JSO
                 entry["value_in_range"] = rational(min(max(value, low), high))
         out.append(entry)
     return out
-
-
-def _statistics(
-    engine: str,
-    source: InputFile,
-    columns: list[NumericColumn],
-    progress: Progress,
-    clamp: bool,
-) -> ColumnStatistics:
-    """The statistics of ``source``'s columns from the engine asked for."""
-    if engine == "duckdb":
-        return DuckDBStatistics(source, columns, progress, clamp)
-    from ..spark import SparkStatistics, read_frame  # pyspark only when asked for
-
-    progress.phase(f"reading {source.name} with Spark")
-    return SparkStatistics(read_frame(source), columns, clamp)
-
-
-def _baskets(
-    engine: str, source: InputFile, column: str | None, items: int, progress: Progress
-) -> tuple[int, list[Any]]:
-    """The basket rows (each its sorted distinct ids) of a text file, or of a Parquet
-    file's list ``column``, read by the engine asked for."""
-    if engine == "spark":
-        from ..spark.baskets import spark_baskets  # pyspark only when asked for
-
-        return spark_baskets(source, column, items, progress)
-    if column is not None:
-        return read_basket_list(source, column, items, progress)
-    return read_baskets(source, items, progress)
-
-
-def _rows(
-    engine: str, source: InputFile, columns: list[NumericColumn], progress: Progress, clamp: bool
-) -> RowStatistics:
-    """PLAN's row statistics, in Spark or in DuckDB (any column; memory independent of
-    ``n``: :class:`~finitedp.io.duckrows.DuckDBRows` reads integer Parquet columns in
-    place and copies other columns, as indices, to a temporary Parquet file)."""
-    if engine == "spark":
-        from ..spark import SparkRows, read_frame  # pyspark only when asked for
-
-        progress.phase(f"reading {source.name} with Spark")
-        rows: RowStatistics = SparkRows(read_frame(source), columns, clamp)
-    else:
-        rows = duckdb_rows(source, columns, progress, clamp)
-    rows.column_sums()  # every value checked (a refused one named by its row or line), and n
-    return rows
 
 
 def _flagged(message: str, names: list[str]) -> str:

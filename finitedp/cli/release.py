@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from .. import __version__
+from ..engines import ENGINES
 from ..entries import MechanismEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.display import with_displays
@@ -406,7 +407,7 @@ def add_release(commands: Any) -> None:
     )
     release.add_argument(
         "--engine",
-        choices=["duckdb", "spark"],
+        choices=list(ENGINES),
         help="where counts and statistics are computed (default duckdb, in this process; "
         "spark: the session of pyspark's SparkSession.builder, reading the file with "
         "spark.read; the same release either way, the noise drawn here)",

@@ -14,7 +14,7 @@ release made from it for the same draws, is DuckDB's byte for byte:
 * :func:`file_stream`: the labels' ranks among the sorted distinct keys, mapped in the
   executors (a broadcast table) and handed to the driver one partition at a time, in
   partition order.  Spark splits one file into partitions in the file's order, so that
-  is the file's order (the assumption :class:`~finitedp.spark.SparkRows` makes too;
+  is the file's order (the assumption :class:`~finitedp.engines.spark.SparkRows` makes too;
   the tests check it against DuckDB's order with a file in several partitions).
 
 A refused label or value is named as DuckDB's path names it: the file is read again by
@@ -30,15 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from ..entries import RankedKeys, WeightedSums
-from ..errors import ParameterError, ResourceLimitError
-from ..histograms.spark import spark_counts
-from ..io.columns import ranked_keys, read_counts, read_sums
-from ..io.progress import Progress
-from ..io.tables import InputFile
-from ..io.universe import Universe
-from ..io.values import ValueColumn
-from ..resources import require_memory
+from ...entries import RankedKeys, WeightedSums
+from ...errors import ParameterError, ResourceLimitError
+from ...histograms.spark import spark_counts
+from ...io.columns import ranked_keys, read_counts, read_sums
+from ...io.progress import Progress
+from ...io.tables import InputFile
+from ...io.universe import Universe
+from ...io.values import ValueColumn
+from ...resources import require_memory
 from .columns import read_frame, text_of
 
 __all__ = ["file_counts", "file_stream", "file_sums"]

@@ -30,13 +30,13 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from ..errors import ParameterError, ResourceLimitError
-from ..resources import describe_bytes
-from ..statistics import GridCounts, ceil_sqrt, offset_division
-from .duckstats import DuckDBStatistics, check_points
-from .numeric import NumericColumn
-from .progress import Progress
-from .tables import InputFile, connect, literal, query
+from ...errors import ParameterError, ResourceLimitError
+from ...io.numeric import NumericColumn
+from ...io.progress import Progress
+from ...io.tables import InputFile, connect, literal, query
+from ...resources import describe_bytes
+from ...statistics import GridCounts, ceil_sqrt, offset_division
+from .statistics import DuckDBStatistics, check_points
 
 __all__ = ["DuckDBRows", "duckdb_rows"]
 

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import ParameterError
+from ...errors import ParameterError
 
 __all__ = ["JAVA_SECONDS", "check_java", "spark_log", "spark_refusal", "spark_session"]
 
@@ -123,7 +123,7 @@ _SPARK_MODULES = ("py4j", "pyspark")
 def spark_refusal(error: BaseException) -> ParameterError | None:
     """An error raised by Spark, as one line (``None``: not Spark's).
 
-    A CSV row that ``FAILFAST`` refused (:func:`finitedp.spark.columns.read_frame`)
+    A CSV row that ``FAILFAST`` refused (:func:`finitedp.engines.spark.columns.read_frame`)
     surfaces from whichever job read it; any other Spark error (a corrupt file, a
     file that is not Parquet, a gateway that exited) is named by the first line of
     Spark's own explanation, its deepest ``Caused by`` when there is one.

@@ -12,7 +12,7 @@ Paper: Lebeda thesis Ch. 4 and Alg 17's PRIVQUANTILE (what is counted:
   distinct text is read exactly on the driver (``3``, ``-2.5``, ``7/4``; never a float).
 
 The statistics are exact integers, so a release from them is byte for byte the release
-from DuckDB's (:mod:`finitedp.io.duckstats`) or numpy's for the same draws.  A
+from DuckDB's (:mod:`finitedp.engines.duckdb.statistics`) or numpy's for the same draws.  A
 floating-point column is read through the text Spark gives it (Java's spelling), which
 may differ from DuckDB's: keep data exact (integers, decimals or text) for identical
 releases everywhere.
@@ -24,12 +24,12 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import ParameterError
-from ..io.missing import DROPPED
-from ..io.numeric import IntegerGrid, NumericColumn
-from ..io.tables import CSV_NULL, InputFile, check_csv_text
-from ..selection.grid import Grid
-from ..statistics import GridCounts
+from ...errors import ParameterError
+from ...io.missing import DROPPED
+from ...io.numeric import IntegerGrid, NumericColumn
+from ...io.tables import CSV_NULL, InputFile, check_csv_text
+from ...selection.grid import Grid
+from ...statistics import GridCounts
 from .session import spark_refusal, spark_session
 
 __all__ = ["CSV_NULL", "SparkStatistics", "read_frame", "spark_refusal", "spark_session"]

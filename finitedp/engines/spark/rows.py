@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..io.numeric import NumericColumn
-from ..statistics import GridCounts, ceil_sqrt, offset_division
+from ...io.numeric import NumericColumn
+from ...statistics import GridCounts, ceil_sqrt, offset_division
 from .columns import SparkStatistics
 
 __all__ = ["SparkRows"]

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..io.baskets import ROW_BYTES, read_baskets
-from ..io.progress import Progress
-from ..io.tables import InputFile
-from ..io.values import shorten
-from ..resources import require_memory
+from ...errors import ParameterError
+from ...io.baskets import ROW_BYTES, read_baskets
+from ...io.progress import Progress
+from ...io.tables import InputFile
+from ...io.values import shorten
+from ...resources import require_memory
 from .columns import spark_session
 
 __all__ = ["spark_baskets"]

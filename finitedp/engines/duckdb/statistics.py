@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import ParameterError
-from ..resources import require_memory
-from ..statistics import GridCounts
-from .files import header_positions
-from .missing import DROPPED
-from .numeric import IntegerGrid, NumericColumn, check_rows
-from .progress import Progress
-from .tables import InputFile, connect, query, relation
+from ...errors import ParameterError
+from ...io.files import header_positions
+from ...io.missing import DROPPED
+from ...io.numeric import IntegerGrid, NumericColumn, check_rows
+from ...io.progress import Progress
+from ...io.tables import InputFile, connect, query, relation
+from ...resources import require_memory
+from ...statistics import GridCounts
 
 __all__ = ["DuckDBStatistics", "check_points"]
 
