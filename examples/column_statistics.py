@@ -8,7 +8,7 @@ statistics where the file lies (memory independent of the number of rows), and
 releases a vector sum and the medians from them; then it releases the same from the
 columns as numpy arrays and shows that the releases are equal for the same seed: the
 engine changes where the work is done, never the release.  With pyspark installed,
-``finitedp.spark.SparkStatistics(frame, columns)`` is a third engine, used the same way.
+``finitedp.engines.spark.SparkStatistics(frame, columns)`` is a third engine, used the same way.
 
 Run: ``python examples/column_statistics.py``.  Floats only in the output.
 """
@@ -25,7 +25,7 @@ import numpy as np
 
 from finitedp import SeededSource
 from finitedp.aggregation.vectorsum import ParallelotopeLaplace
-from finitedp.io.duckstats import DuckDBStatistics
+from finitedp.engines.duckdb import DuckDBStatistics
 from finitedp.io.numeric import NumericColumn
 from finitedp.io.progress import Progress
 from finitedp.io.tables import opened_input

@@ -265,7 +265,7 @@ def test_big_integers_are_decimal_strings_and_old_numbers_still_read() -> None:
 def test_ctrl_c_exits_130_quietly(
     monkeypatch: pytest.MonkeyPatch, data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from finitedp.cli import keys as command  # where release reads its key column
+    from finitedp.engines import duckdb as command  # where release reads its key column
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt

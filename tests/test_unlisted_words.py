@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from cli_run import run
 
+from finitedp.params import decimal_nearest
+
 DATA = Path(__file__).resolve().parent.parent / "examples" / "data" / "visits.csv"
 KEYS = ["--column", "city", "--universe", "utf8:16", "--seed", "01"]
 
@@ -97,3 +99,26 @@ def test_a_pure_sketch_says_which_keys_may_be_noise(
     assert all(key in cities for key, count in counts if count > floor)
     code, said, _ = run(["query", str(out)], capsys)
     assert code == 0 and f"a listed key with an estimate at most {floor} may be absent" in said
+
+
+def test_a_debiased_sketch_prints_the_corrected_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --debias spends 1/10 of the budget on the noisy number of decrements; query adds
+    # half of it to each listed count, labelled; the stated (eps, delta) stays the asked.
+    flights = DATA.parent / "flights.csv"
+    out = tmp_path / "d.json"
+    argv = ["release", str(flights), "--column", "dest", "--universe", "utf8:3"]
+    argv += ["--mechanism", "pmg", "--k", "20", "--epsilon", "2", "--delta", "1/1000000"]
+    code, _, err = run([*argv, "--debias", "--seed", "01", "--quiet", "--out", str(out)], capsys)
+    assert code == 0, err
+    document = json.loads(out.read_text(encoding="utf-8"))
+    decrements = int(document["release"]["decrements"])
+    assert Fraction(document["privacy"]["delta"]) <= Fraction(1, 10**6)
+    assert document["privacy"]["epsilon"] == "2" and document["parameters"]["debias"] is True
+    key, count = document["bins"][0]["value"], Fraction(document["bins"][0]["count"])
+    code, said, _ = run(["query", str(out), key], capsys)
+    corrected = count + Fraction(max(0, decrements), 2)
+    shown = decimal_nearest(corrected)
+    assert code == 0 and f"\tbias-corrected {shown} (" in said, said
+    assert "post-processing" in said

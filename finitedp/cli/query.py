@@ -56,13 +56,27 @@ def _query(args: argparse.Namespace) -> int:
     unlisted = _unlisted_words(document, release, name)
     listed = listed_keys(release) if unlisted is not None else set()
     lines = [
-        f"{value}\t{_shown(release[x], args.exact)}"
+        f"{value}\t{_shown(release[x], args.exact)}{_corrected_words(release, x, args.exact)}"
         if unlisted is None or x in listed
         else f"{value}\t{unlisted}"
         for value, x in zip(args.values, numbers, strict=True)
     ]
     show("\n".join(lines))
     return 0
+
+
+def _corrected_words(release: Any, x: int, exact: bool) -> str:
+    """For a sketch released with its noisy number of decrements (``--debias``): the count
+    corrected by half of it, labelled as the post-processing it is."""
+    corrected = getattr(release, "corrected", None)
+    value = corrected(x) if corrected is not None else None
+    if value is None:
+        return ""
+    return (
+        f"\tbias-corrected {_shown(value, exact)} (post-processing: the count plus half the "
+        f"noisy number of decrements, {release.decrements}; the sketch undercounts a key by "
+        "at most that number)"
+    )
 
 
 def listed_keys(release: Any) -> set[int]:

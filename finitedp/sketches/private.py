@@ -51,6 +51,7 @@ from .misragries import MGSketch, misra_gries, require_counters
 from .release import SketchRelease
 
 __all__ = [
+    "DEBIAS_SHARE",
     "STREAM_NEIGHBOURS",
     "PrivateMisraGries",
     "clamp_tail",
@@ -63,6 +64,9 @@ __all__ = [
 STREAM_NEIGHBOURS = "streams that differ by adding or removing one element (Lebeda thesis Def 3.1)"
 
 _THRESHOLDS = ("paper", "clamp")
+
+#: The share of ``eps`` and ``delta`` the noisy number of decrements takes (``debias``).
+DEBIAS_SHARE = Fraction(1, 10)
 
 
 def pmg_release(
@@ -105,6 +109,11 @@ class PrivateMisraGries:
             :data:`~finitedp.counting.twosided.EXACT_TAIL_BITS`) a certified bound.
         threshold: ``"paper"`` (Lemma 3.3, the default) or ``"clamp"`` (module notes).
         standard: release the standard (zero-dropped) sketch (Section 3.5.1).
+        debias: also release the noisy number of decrements ``gamma~ = gamma + Z``
+            (:data:`DEBIAS_SHARE` of ``eps`` and of ``delta``; ``gamma`` moves by at most
+            1 between neighbours, thesis Section 3.6), so that ``c~_x + gamma~/2``, a
+            post-processing, is the estimate corrected for half the sketch's bias (the
+            true count lies in ``[c_x, c_x + gamma]``, Fact 3.1).
 
     Raises:
         ParameterError: a parameter out of range (the message names it).
@@ -120,6 +129,7 @@ class PrivateMisraGries:
         *,
         threshold: str = "paper",
         standard: bool = False,
+        debias: bool = False,
     ) -> None:
         self.k = check_positive_int(k, "k")
         require_counters(self.k)  # before the noise tables, which grow with k too
@@ -130,21 +140,34 @@ class PrivateMisraGries:
             raise ParameterError(f'threshold: got {threshold!r}; use "paper" or "clamp"')
         self.threshold = threshold
         self.standard = bool(standard)
-        alpha = ClampedGeometric(self.epsilon, 1).ratio  # the tight ratio; R does not change it
+        self.debias = bool(debias)
+        # With debias, Alg 13 keeps 1 - DEBIAS_SHARE of eps and delta (composition).
+        keep = 1 - DEBIAS_SHARE if self.debias else Fraction(1)
+        eps, delta_main = self.epsilon * keep, self.delta * keep
+        alpha = ClampedGeometric(eps, 1).ratio  # the tight ratio; R does not change it
         if threshold == "paper":
             self.samples = self.k + 2 if self.standard else 7
-            t = least_tail(alpha, self.delta, self.samples)
-            self.noise = ClampedGeometric(self.epsilon, t, samples=self.k + 1)
+            t = least_tail(alpha, delta_main, self.samples)
+            self.noise = ClampedGeometric(eps, t, samples=self.k + 1)
             self.tau = 1 + 2 * t
             # least_tail decided exactly that the true tail is at most delta, so the
             # minimum with a rounded-up bound is still a bound.
-            self.stated_delta = min(self.delta, self.samples * clamp_tail(alpha, t))
+            self.stated_delta = min(delta_main, self.samples * clamp_tail(alpha, t))
         else:
             self.samples = 1
-            r = least_tail(alpha, self.delta)
-            self.noise = ClampedGeometric(self.epsilon, r, samples=self.k + 1)
+            r = least_tail(alpha, delta_main)
+            self.noise = ClampedGeometric(eps, r, samples=self.k + 1)
             self.tau = 2 * r + 2
-            self.stated_delta = min(self.delta, clamp_tail(alpha, r))
+            self.stated_delta = min(delta_main, clamp_tail(alpha, r))
+        self.decrement_noise: ClampedGeometric | None = None
+        if self.debias:
+            # gamma moves by at most 1 between neighbours: one clamped geometric sample,
+            # (eps share, its clamp's mass)-DP as each of Alg 13's counts is (Cor 3.1).
+            share_eps, share_delta = self.epsilon * DEBIAS_SHARE, self.delta * DEBIAS_SHARE
+            ratio = ClampedGeometric(share_eps, 1).ratio
+            radius = least_tail(ratio, share_delta)
+            self.decrement_noise = ClampedGeometric(share_eps, radius)
+            self.stated_delta += min(share_delta, clamp_tail(ratio, radius))
 
     @property
     def alpha(self) -> Fraction:
@@ -153,7 +176,8 @@ class PrivateMisraGries:
 
     @property
     def privacy(self) -> Privacy:
-        """``(eps, m alpha^R/(1 + alpha))``: Lemma 3.4 with the exact geometric tails."""
+        """``(eps, m alpha^R/(1 + alpha))``: Lemma 3.4 with the exact geometric tails (with
+        ``debias``, the sum of both releases' ``eps`` and ``delta``: basic composition)."""
         return Privacy(self.epsilon, self.stated_delta)
 
     @property
@@ -163,8 +187,8 @@ class PrivateMisraGries:
 
     @property
     def max_oracle_calls(self) -> int:
-        """``k + 1``: exactly, for every stream."""
-        return self.k + 1
+        """``k + 1`` (``k + 2`` with ``debias``): exactly, for every stream."""
+        return self.k + 1 + self.debias
 
     def accuracy(self, beta: object, n: int | None = None) -> Accuracy:
         """Lemma 3.5 (against the sketch), or Theorem 3.1 (against the stream) given ``n``.
@@ -233,7 +257,29 @@ class PrivateMisraGries:
             )
         rng = default_source() if rng is None else rng
         heavy = pmg_release(sketch, self.noise, self.tau, rng)
-        return SketchRelease(heavy, self.universe_size, self.privacy, self.neighbours, self._text())
+        decrements = None
+        if self.decrement_noise is not None:  # after Alg 13's k + 1 calls: one more
+            decrements = sketch.gamma + self.decrement_noise.sample(rng)
+        return SketchRelease(
+            heavy,
+            self.universe_size,
+            self.privacy,
+            self.neighbours,
+            self._text(),
+            decrements=decrements,
+        )
+
+    def decrement_radius(self, beta: object) -> int:
+        """``r`` with ``Pr[|gamma~ - gamma| > r] <= beta`` (``debias`` only): the noisy
+        number of decrements is within ``r`` of the true one.
+
+        Raises:
+            ParameterError: no ``debias``, or ``beta`` outside ``(0, 1)``.
+        """
+        if self.decrement_noise is None:
+            raise ParameterError("debias: this release has no decrement count")
+        noise = self.decrement_noise
+        return min(noise.r, noise_radius(noise.ratio, probability(beta, "beta")))
 
     def release(self, data: Iterable[object], rng: RandomSource | None = None) -> SketchRelease:
         """``PMG(k, S)`` for the stream ``data``: its sketch, then Alg 13.
@@ -253,6 +299,11 @@ class PrivateMisraGries:
             ("R", str(self.noise.r)),
             ("alpha", str(self.alpha)),
             ("sketch", "standard" if self.standard else "alg12"),
+            *(
+                (("debias", f"{DEBIAS_SHARE} of eps and delta"),)
+                if self.debias
+                else ()
+            ),
         )
 
     def __repr__(self) -> str:

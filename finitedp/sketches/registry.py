@@ -38,6 +38,12 @@ _OPTIONS = (
         "the standard sketch, zero counters dropped (Section 3.5.1)",
         kind="flag",
     ),
+    Option(
+        "debias",
+        "also release the noisy number of decrements (1/10 of eps and delta), so that query "
+        "adds half of it to each count: the middle of what the sketch's undercount allows",
+        kind="flag",
+    ),
 )
 
 

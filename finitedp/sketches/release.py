@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..guarantees import Privacy
-from ..jsonvalues import json_int, load_json, parse_count
+from ..jsonvalues import json_int, load_json, parse_count, parse_signed_rational
 
 __all__ = ["SKETCH_RELEASE_VERSION", "SketchRelease"]
 
@@ -40,6 +40,9 @@ class SketchRelease:
         parameters: ``((name, value), ...)`` as text, sorted by name: what produced it.
         denominator: the estimate of a released key is its value divided by this
             (``k + 1`` for Section 3.6's scaled counts; 1 otherwise).
+        decrements: with ``debias``, the noisy number of the sketch's decrements
+            ``gamma~`` (Alg 12's Branch 2); each true count lies in ``[c_x, c_x + gamma]``
+            (Fact 3.1), so :meth:`corrected` adds half of it.  ``None`` otherwise.
     """
 
     heavy: tuple[tuple[int, int], ...]
@@ -48,6 +51,7 @@ class SketchRelease:
     neighbours: str
     parameters: tuple[tuple[str, str], ...]
     denominator: int = 1
+    decrements: int | None = None
 
     def __post_init__(self) -> None:
         # JSON objects have no order: keep the parameters sorted so a round trip is equal.
@@ -65,6 +69,14 @@ class SketchRelease:
 
     def __getitem__(self, x: int) -> int | Fraction:
         return self.estimate(x)
+
+    def corrected(self, x: int) -> Fraction | None:
+        """``f^(x) + max(0, gamma~)/2`` for a released key (post-processing: the middle
+        of Fact 3.1's ``[c_x, c_x + gamma]``), ``None`` without decrements or for a key
+        not released."""
+        if self.decrements is None or x not in dict(self.heavy):
+            return None
+        return Fraction(self.estimate(x)) + Fraction(max(0, self.decrements), 2)
 
     def keys(self) -> list[int]:
         """The released keys, increasing (every other key estimates 0)."""
@@ -84,6 +96,7 @@ class SketchRelease:
             "neighbours": self.neighbours,
             "parameters": dict(self.parameters),
             "denominator": json_int(self.denominator),
+            **({} if self.decrements is None else {"decrements": json_int(self.decrements)}),
         }
 
     def to_json(self) -> str:
@@ -122,6 +135,17 @@ class SketchRelease:
                 neighbours=str(obj["neighbours"]),
                 parameters=tuple(sorted(parameters.items())),
                 denominator=parse_count(obj.get("denominator", 1), "denominator"),
+                decrements=_decrements(obj.get("decrements")),
             )
         except (KeyError, TypeError) as error:
             raise ParameterError(f"release: missing or malformed field ({error})") from None
+
+
+def _decrements(value: object) -> int | None:
+    """The optional ``decrements`` field: a signed integer (noise may take it below 0)."""
+    if value is None:
+        return None
+    number = parse_signed_rational(value, "decrements")
+    if number.denominator != 1:
+        raise ParameterError(f"release.decrements: got {value!r:.30}; an integer")
+    return int(number)

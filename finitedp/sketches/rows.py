@@ -29,8 +29,9 @@ def _int_option(option: Callable[[str], object], name: str, what: str) -> int:
 def for_rows(
     universe_size: int, epsilon: object, option: Callable[[str], object], beta: object = None
 ) -> PrivateMisraGries:
-    """The mechanism from the command line's ``--k``, ``--delta``, ``--clamp-threshold``
-    and ``--standard-sketch`` (``beta``, the accuracy statement's, is checked here).
+    """The mechanism from the command line's ``--k``, ``--delta``, ``--clamp-threshold``,
+    ``--standard-sketch`` and ``--debias`` (``beta``, the accuracy statement's, is
+    checked here).
 
     Raises:
         ParameterError: an option out of range, named by its flag's name.
@@ -44,6 +45,7 @@ def for_rows(
         option("delta"),
         threshold="clamp" if option("clamp_threshold") else "paper",
         standard=bool(option("standard_sketch")),
+        debias=bool(option("debias")),
     )
 
 
