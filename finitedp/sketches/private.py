@@ -299,11 +299,7 @@ class PrivateMisraGries:
             ("R", str(self.noise.r)),
             ("alpha", str(self.alpha)),
             ("sketch", "standard" if self.standard else "alg12"),
-            *(
-                (("debias", f"{DEBIAS_SHARE} of eps and delta"),)
-                if self.debias
-                else ()
-            ),
+            *((("debias", f"{DEBIAS_SHARE} of eps and delta"),) if self.debias else ()),
         )
 
     def __repr__(self) -> str:
