@@ -11,26 +11,42 @@ lines and progress bars on the terminal's standard error, hangs for ever on a
   (:func:`spark_log`), so no Spark line reaches the terminal, under ``--quiet`` or
   not, and Spark's console progress bar is off (finitedp's own progress is on stderr);
 * any error from Spark (a Py4J Java error, an analysis or PySpark error, a gateway
-  that exited) becomes one line naming what Spark said (:func:`spark_refusal`).
+  that exited) becomes one line naming what Spark said (:func:`spark_refusal`);
+* a gateway that starts but never answers is refused after :data:`GATEWAY_SECONDS`
+  (PySpark itself waits for ever), and Py4J's and PySpark's Python loggers write to
+  the same log file, so an interrupted job (Ctrl-C) leaves the one line the command
+  line prints, not the tracebacks Py4J logs when its connection is cut.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...errors import ParameterError
 
-__all__ = ["JAVA_SECONDS", "check_java", "spark_log", "spark_refusal", "spark_session"]
+__all__ = [
+    "GATEWAY_SECONDS",
+    "JAVA_SECONDS",
+    "check_java",
+    "spark_log",
+    "spark_refusal",
+    "spark_session",
+]
 
 #: How long ``java -version`` may take before Java is called unusable.
 JAVA_SECONDS = 60
+
+#: How long the Spark gateway (the JVM behind Py4J) may take to start and answer.
+GATEWAY_SECONDS = 300
 
 
 def spark_log() -> str:
@@ -107,11 +123,45 @@ def spark_session() -> Any:
     if active is not None:
         return active
     check_java()
+    _quiet_loggers()
     builder = SparkSession.builder.appName("finitedp").config(
         "spark.ui.showConsoleProgress", "false"
     )
     with _stderr_to(spark_log()):
-        return builder.getOrCreate()
+        return _within(GATEWAY_SECONDS, builder.getOrCreate)
+
+
+def _quiet_loggers() -> None:
+    """Py4J's and PySpark's Python log records to the log file, not the terminal."""
+    path = os.path.abspath(spark_log())
+    for name in ("py4j", "pyspark"):
+        logger = logging.getLogger(name)
+        logger.propagate = False
+        if not any(getattr(h, "baseFilename", None) == path for h in logger.handlers):
+            logger.addHandler(logging.FileHandler(path))
+
+
+def _within(seconds: float, start: Callable[[], Any]) -> Any:
+    """``start()`` in a daemon thread, refused if it has not returned in ``seconds``."""
+    done: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            done["value"] = start()
+        except BaseException as error:  # handed to the caller's thread
+            done["error"] = error
+
+    worker = threading.Thread(target=run, name="finitedp-spark-start", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise ParameterError(
+            f"--engine spark: the Spark gateway did not answer in {seconds:g} s (Java "
+            f"started; its log: {spark_log()}); check the Spark and Java installation"
+        )
+    if "error" in done:
+        raise done["error"]
+    return done["value"]
 
 
 #: What Spark's message says of a CSV row FAILFAST refused.

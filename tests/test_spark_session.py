@@ -1,0 +1,94 @@
+"""Spark as well-behaved as DuckDB before it starts (issue 54 item 2), without pyspark.
+
+Laws: a missing, failing or silent ``java`` is refused in one line naming what to fix,
+before any JVM starts; a gateway that starts but never answers is refused after its
+stated time (the start runs in a thread; its errors and value reach the caller); Py4J's
+and PySpark's Python loggers write to the log file, never to the terminal.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from finitedp.engines.spark import session
+from finitedp.errors import ParameterError
+
+
+def _java(folder: Path, body: str) -> Path:
+    bin_dir = folder / "bin"
+    bin_dir.mkdir(parents=True)
+    java = bin_dir / "java"
+    java.write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+    java.chmod(0o755)
+    return folder
+
+
+def test_java_is_checked_before_spark_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nowhere"))
+    with pytest.raises(ParameterError, match=r"no java found on JAVA_HOME=.*nowhere"):
+        session.check_java()
+    failing = _java(tmp_path / "failing", "echo 'Error: broken JVM' >&2; exit 3")
+    monkeypatch.setenv("JAVA_HOME", str(failing))
+    with pytest.raises(ParameterError, match="-version failed: Error: broken JVM"):
+        session.check_java()
+    silent = _java(tmp_path / "silent", "exec sleep 30")
+    monkeypatch.setenv("JAVA_HOME", str(silent))
+    monkeypatch.setattr(session, "JAVA_SECONDS", 1)
+    with pytest.raises(ParameterError, match="did not answer in 1 s"):
+        session.check_java()
+    working = _java(tmp_path / "working", "echo 'openjdk version \"17\"' >&2")
+    monkeypatch.setenv("JAVA_HOME", str(working))
+    session.check_java()  # answers: accepted
+
+
+def test_a_gateway_that_never_answers_is_refused() -> None:
+    release = threading.Event()
+    with pytest.raises(ParameterError, match=r"gateway did not answer in 0\.2 s"):
+        session._within(0.2, lambda: release.wait(30))
+    release.set()  # the hung start ends; nothing waits for it
+    assert session._within(5, lambda: 42) == 42
+
+    def broken() -> None:
+        raise KeyError("from the start")
+
+    with pytest.raises(KeyError, match="from the start"):
+        session._within(5, broken)
+
+
+def test_py4j_and_pyspark_log_to_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    saved = {
+        n: (logging.getLogger(n).handlers[:], logging.getLogger(n).propagate)
+        for n in ("py4j", "pyspark")
+    }
+    try:
+        session._quiet_loggers()
+        session._quiet_loggers()  # once is enough: no second handler
+        logging.getLogger("py4j").error("Exception while sending command", exc_info=False)
+        for name in ("py4j", "pyspark"):
+            logger = logging.getLogger(name)
+            assert not logger.propagate
+            files = [h for h in logger.handlers if isinstance(h, logging.FileHandler)]
+            assert [h.baseFilename for h in files] == [os.path.abspath(session.spark_log())]
+            for handler in files:
+                handler.flush()
+        assert "Exception while sending command" in Path(session.spark_log()).read_text()
+        assert capsys.readouterr().err == ""
+    finally:
+        for name, (handlers, propagate) in saved.items():
+            logger = logging.getLogger(name)
+            for handler in logger.handlers:
+                if handler not in handlers:
+                    handler.close()
+            logger.handlers[:] = handlers
+            logger.propagate = propagate
