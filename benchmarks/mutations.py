@@ -311,7 +311,7 @@ MUTATIONS = (
     ),
     Mutation(
         "finitedp/sketches/private.py",
-        "r = least_tail(alpha, self.delta)",
+        "r = least_tail(alpha, delta_main)",
         "self.tau = 2 * r + 2",
         "self.tau = 2 * r + 1",
         ("tests/test_sketches.py", "tests/test_sketches_checker.py"),
