@@ -92,3 +92,57 @@ def test_py4j_and_pyspark_log_to_the_file(
                     handler.close()
             logger.handlers[:] = handlers
             logger.propagate = propagate
+
+
+def test_a_root_record_of_py4j_goes_to_the_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Py4J logs a cut command through the root logger (logging.exception); the root's
+    # handler while Spark runs files it and prints anything else as the last resort does.
+    handler = session._SparkRecords(str(tmp_path / "spark.log"))
+    py4j = logging.LogRecord("root", logging.ERROR, "/x/py4j/java_gateway.py", 1, "cut", None, None)
+    mine = logging.LogRecord("root", logging.ERROR, "/x/mine.py", 1, "mine", None, None)
+    handler.handle(py4j)
+    handler.handle(mine)
+    assert (
+        "cut" in (tmp_path / "spark.log").read_text()
+        and "mine" not in (tmp_path / "spark.log").read_text()
+    )
+    assert capsys.readouterr().err == "mine\n"
+
+
+def test_ctrl_c_in_a_spark_release_is_one_line(tmp_path: Path) -> None:
+    # SIGINT while Spark starts or runs a job: exit 130 and one line (Py4J's tracebacks
+    # go to the Spark log), or, if the release ended first, its usual output.
+    pytest.importorskip("pyspark")
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        pytest.skip("no java")
+    data = tmp_path / "keys.csv"
+    data.write_text("key\n" + "".join(f"k{i % 997}\n" for i in range(400_000)), encoding="utf-8")
+    out = tmp_path / "r.json"
+    argv = [sys.executable, "-m", "finitedp", "release", str(data), "--column", "key"]
+    argv += ["--universe", "utf8:8", "--epsilon", "1", "--mechanism", "stability"]
+    argv += ["--delta", "1/1000000", "--engine", "spark", "--quiet", "--out", str(out)]
+
+    def default_sigint() -> None:  # a background job may inherit SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint
+    )
+    time.sleep(6)  # inside Spark's start or its job on most machines; either is tested
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=300)
+    lines = err.decode().splitlines()
+    if process.returncode == 0:  # it finished first: nothing to interrupt
+        assert out.exists() and lines == []
+        return
+    assert process.returncode == 130, err.decode()[-2000:]
+    assert lines == ["finitedp release: interrupted; nothing was written"], lines
+    assert not out.exists()

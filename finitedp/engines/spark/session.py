@@ -132,13 +132,38 @@ def spark_session() -> Any:
 
 
 def _quiet_loggers() -> None:
-    """Py4J's and PySpark's Python log records to the log file, not the terminal."""
+    """Py4J's and PySpark's Python log records to the log file, not the terminal.
+
+    Py4J also logs through the root logger (``logging.exception`` when Ctrl-C cuts a
+    command), which with no handler would configure itself to print on stderr: a root
+    without handlers gets :class:`_SparkRecords`, which files Py4J's and PySpark's
+    records and prints any other as Python's last resort would.
+    """
     path = os.path.abspath(spark_log())
     for name in ("py4j", "pyspark"):
         logger = logging.getLogger(name)
         logger.propagate = False
         if not any(getattr(h, "baseFilename", None) == path for h in logger.handlers):
             logger.addHandler(logging.FileHandler(path))
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(_SparkRecords(path))
+
+
+class _SparkRecords(logging.Handler):
+    """The root's handler while Spark runs: Spark's records to its log, others to stderr."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(logging.WARNING)
+        self.path = path
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if any(part in record.pathname for part in ("/py4j/", "/pyspark/")):
+            with contextlib.suppress(OSError), open(self.path, "a", encoding="utf-8") as log:
+                log.write(logging.Formatter().format(record) + "\n")
+            return
+        if logging.lastResort is not None:
+            logging.lastResort.handle(record)
 
 
 def _within(seconds: float, start: Callable[[], Any]) -> Any:
