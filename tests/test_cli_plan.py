@@ -108,9 +108,10 @@ def test_query_reads_a_column(
     assert code == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     code, printed, _ = run(["query", str(out), "b"], capsys)
-    exact = doc["estimates"][1]["value"]
-    assert code == 0 and printed.strip() == f"b\t{decimal_nearest(Fraction(exact))}"
+    exact, sd = doc["estimates"][1]["value"], doc["estimates"][1]["noise_sd_display"]
+    shown = f"b\t{decimal_nearest(Fraction(exact))}\tnoise sd {sd}"
+    assert code == 0 and printed.strip() == shown
     code, printed, _ = run(["query", str(out), "b", "--exact"], capsys)
-    assert code == 0 and printed.strip() == f"b\t{exact}"
+    assert code == 0 and printed.strip() == f"b\t{exact}\tnoise sd {sd}"
     value = Fraction(exact)  # six significant digits, rounded to nearest
     assert abs(Fraction(decimal_nearest(value)) - value) <= abs(value) * Fraction(5, 10**6)

@@ -44,7 +44,7 @@ def _query(args: argparse.Namespace) -> int:
         return 0
     estimates = column_estimates(document, name)
     if estimates is not None:
-        return _query_columns(args, estimates)
+        return _query_columns(args, estimates, _column_margins(document, name))
     release, universe, _ = load_release(document, name)
     numbers = []
     for value in args.values:
@@ -121,15 +121,26 @@ def _unlisted_words(document: Any, release: Any, name: str) -> str | None:
     )
 
 
-def _query_columns(args: argparse.Namespace, estimates: dict[str, str]) -> int:
-    """A release over numeric columns: each VALUE is a column name; print its estimate."""
+def _query_columns(
+    args: argparse.Namespace,
+    estimates: dict[str, str],
+    margins: tuple[tuple[str, str, str], dict[str, str]],
+) -> int:
+    """A release over numeric columns: each VALUE is a column name; print its estimate and,
+    beside it, its noise sd in the data's units (sums, means) or its rank error."""
     for column in args.values:
         if column not in estimates:
             raise ParameterError(
                 f"column {column!r} is not in the release ({', '.join(estimates)})"
             )
-    shown = (_shown(exact_fraction(estimates[c], c), args.exact) for c in args.values)
-    show("\n".join(f"{column}\t{text}" for column, text in zip(args.values, shown, strict=True)))
+    (_, _, what), figures = margins
+    lines = []
+    for column in args.values:
+        line = f"{column}\t{_shown(exact_fraction(estimates[column], column), args.exact)}"
+        if column in figures:
+            line += f"\t{what} {figures[column]}"
+        lines.append(line)
+    show("\n".join(lines))
     return 0
 
 
@@ -220,7 +231,8 @@ def add_query(commands: Any) -> None:
         help="read counts from a release, without the data",
         description="Print 'VALUE<TAB>COUNT' for each VALUE, from a release written by "
         "finitedp release (for a release over numeric columns, a sum, quantiles or means, "
-        "each VALUE is a column name and its estimate is printed), "
+        "each VALUE is a column name and its estimate is printed, with its noise sd in the data's "
+        "units, or a quantile's rank error), "
         "finitedp release (a value a sketch or a thresholded histogram does not list is "
         "printed as 'not listed' with the bound on its count; compact releases are "
         "evaluated) or from a bare release JSON (values are then the integers 1..|X|). "
