@@ -294,12 +294,16 @@ class ColumnOutcome:
         ranges: the public interval each estimated quantity lies in (a mean's bounds,
             ``n`` times them for a sum); an estimate outside is also stated moved into
             it, a post-processing (``None``: every estimate lies in it already).
+        noise_within: each estimate's noise bound in the data's units, all of them at
+            once with probability ``>= 1 - beta`` (the mechanism's accuracy ``beta``;
+            ``None``: not stated).
     """
 
     release: JSON
     estimates: tuple[Fraction, ...]
     noise_variances: tuple[Fraction, ...] | None = None
     ranges: tuple[tuple[Fraction, Fraction], ...] | None = None
+    noise_within: tuple[Fraction, ...] | None = None
 
 
 class ColumnMechanism(Protocol):

@@ -108,10 +108,11 @@ def test_query_reads_a_column(
     assert code == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     code, printed, _ = run(["query", str(out), "b"], capsys)
-    exact, sd = doc["estimates"][1]["value"], doc["estimates"][1]["noise_sd_display"]
-    shown = f"b\t{decimal_nearest(Fraction(exact))}\tnoise sd {sd}"
-    assert code == 0 and printed.strip() == shown
+    entry = doc["estimates"][1]
+    exact, sd = entry["value"], entry["noise_sd_display"]
+    margin = f"± {decimal_nearest(Fraction(entry['noise_within']), 3)} (sd {sd})"
+    assert code == 0 and printed.strip() == f"b\t{decimal_nearest(Fraction(exact))}\t{margin}"
     code, printed, _ = run(["query", str(out), "b", "--exact"], capsys)
-    assert code == 0 and printed.strip() == f"b\t{exact}\tnoise sd {sd}"
+    assert code == 0 and printed.strip() == f"b\t{exact}\t{margin}"
     value = Fraction(exact)  # six significant digits, rounded to nearest
     assert abs(Fraction(decimal_nearest(value)) - value) <= abs(value) * Fraction(5, 10**6)

@@ -71,18 +71,18 @@ def test_query_by_column(table: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     argv = ["release", str(table), "--mechanism", "vector-laplace", "--epsilon", "1", *COMMON]
     assert run([*argv, "--out", str(out_path)], capsys)[0] == 0
     estimates = {e["column"]: e["value"] for e in json.loads(out_path.read_text())["estimates"]}
-    sds = {
-        e["column"]: e["noise_sd_display"] for e in json.loads(out_path.read_text())["estimates"]
+    margins = {  # the bound at beta and the sd, beside each estimate
+        e["column"]: f"± {decimal_nearest(Fraction(e['noise_within']), 3)} "
+        f"(sd {e['noise_sd_display']})"
+        for e in json.loads(out_path.read_text())["estimates"]
     }
     code, out, _ = run(["query", str(out_path), "b", "a", "--exact"], capsys)
     assert code == 0 and out.splitlines() == [
-        f"b\t{estimates['b']}\tnoise sd {sds['b']}",
-        f"a\t{estimates['a']}\tnoise sd {sds['a']}",
+        f"b\t{estimates['b']}\t{margins['b']}",
+        f"a\t{estimates['a']}\t{margins['a']}",
     ]
     code, out, _ = run(["query", str(out_path), "b"], capsys)
-    assert out.splitlines() == [
-        f"b\t{decimal_nearest(Fraction(estimates['b']))}\tnoise sd {sds['b']}"
-    ]
+    assert out.splitlines() == [f"b\t{decimal_nearest(Fraction(estimates['b']))}\t{margins['b']}"]
     code, _, err = run(["query", str(out_path), "c"], capsys)
     assert code == 2 and "column 'c'" in err
 

@@ -94,8 +94,8 @@ def test_query_prints_the_noise_sd_and_the_rank_error(
                 "--rho",
                 "1",
             ],
-            "noise sd",
-            "(noise sd ",
+            "±",
+            " ± ",
         ),
         (
             [
@@ -148,3 +148,44 @@ def test_a_query_loads_only_what_it_reads() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "a\t1.5"
+
+
+def test_each_sums_noise_bound_is_certified_and_tight() -> None:
+    # noise_within at beta: step_i a_i with a_i the least with Pr[|noise_i| > a_i] <= beta/d
+    # for Alg 16's mixed geometric (its uniform share counted whole): a_i - 1 fails.
+    grids = [Grid(-2, 2), Grid(0, 3, "1/2")]
+    mechanism = ParallelotopeLaplace(grids, 7, 1, p=1)
+    beta = Fraction(1, 10)
+    within = mechanism.noise_within(beta)
+    assert within is not None
+    for i, grid in enumerate(grids):
+        sampler = mechanism.sampler(i)
+        a = within[i] / grid.step
+        assert a.denominator == 1
+
+        def tail(t: int, sampler: Any = sampler) -> Fraction:
+            total = sampler.noise_cdf(sampler.t)
+            outside = (total - sampler.noise_cdf(t)) + sampler.noise_cdf(-t - 1)
+            return Fraction(outside, total) + Fraction(1, 1 << 64)
+
+        assert tail(int(a)) <= beta / 2 < tail(int(a) - 1)
+    gaussian = EllipticalGaussian(grids, 7, "1/2", p=2)
+    bounds = gaussian.noise_within(beta)
+    assert bounds is not None and all(b > 0 for b in bounds)
+    assert gaussian.noise_within(Fraction(1, 10**40)) is None or all(
+        b >= c
+        for b, c in zip(gaussian.noise_within(Fraction(1, 10**40)) or (), bounds, strict=True)
+    )
+
+
+def test_plan_states_its_noise_bound_from_its_rounds(capsys: pytest.CaptureFixture[str]) -> None:
+    flags = ["--mechanism", "plan-mean", "--columns", "a,b,c", "--bounds=-20:20"]
+    document = _release([*flags, "--grid", "1/16", "--rho", "1"], capsys, DATA / "measurements.csv")
+    release, n = document["release"], int(document["parameters"]["n"])
+    plan = PLAN(-20, 20, d=3, n=n, rho=1, step=Fraction(1, 16))
+    a = plan.noise.accuracy(plan.beta / (3 * 3))  # one round, d = 3, beta/3 for the noise
+    radius, units = int(release["clip_radius"]), int(release["units"])
+    for entry, scale in zip(document["estimates"], release["scales"], strict=True):
+        per_unit = Fraction(radius, units * n * int(scale)) * Fraction(1, 16)
+        assert Fraction(entry["noise_within"]) == a * per_unit
+    assert "noise_within" in document["accuracy"]["statement"]

@@ -26,8 +26,11 @@ Columns = list[tuple[Fraction, Fraction, Fraction]]
 class _Sums:
     """A vector-sum mechanism as the command line sees it: sums in, a document part out."""
 
-    def __init__(self, mechanism: ParallelotopeLaplace | EllipticalGaussian) -> None:
+    def __init__(
+        self, mechanism: ParallelotopeLaplace | EllipticalGaussian, beta: object = None
+    ) -> None:
         self.mechanism = mechanism
+        self.beta = beta  # the accuracy statement's, for each sum's noise bound
 
     @property
     def guarantee(self) -> Any:
@@ -51,7 +54,9 @@ class _Sums:
             "moment": rational(moment),
             "ideal_moment": None if ideal is None else rational(ideal),
             "statement": "E ||estimate - sum||_p^p of the noise actually sampled (exact), "
-            "beside the thesis' Lemma 4.7 / 4.10 for the same shares",
+            "beside the thesis' Lemma 4.7 / 4.10 for the same shares; beside each sum, its "
+            "noise's bound in the data's units, all at once with probability >= 1 - beta "
+            "(noise_within), and its variance (noise_variance)",
         }
 
     def release_from(self, data: Any, rng: RandomSource | None = None) -> ColumnOutcome:
@@ -65,6 +70,7 @@ class _Sums:
             release.estimates,
             self.mechanism.noise_variances(),
             tuple((n * g.lower, n * g.upper) for g in self.mechanism.grids),
+            None if self.beta is None else self.mechanism.noise_within(self.beta),
         )
 
 
@@ -80,12 +86,14 @@ def _moment(options: Mapping[str, str | None], default: int) -> int:
 
 def _laplace(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Sums:
     grids = [Grid(*c) for c in columns]
-    return _Sums(ParallelotopeLaplace(grids, n, budget, p=_moment(options, 1)))
+    mechanism = ParallelotopeLaplace(grids, n, budget, p=_moment(options, 1))
+    return _Sums(mechanism, options.get("beta"))
 
 
 def _gaussian(n: int, columns: Columns, budget: str, options: Mapping[str, str | None]) -> _Sums:
     grids = [Grid(*c) for c in columns]
-    return _Sums(EllipticalGaussian(grids, n, budget, p=_moment(options, 2)))
+    mechanism = EllipticalGaussian(grids, n, budget, p=_moment(options, 2))
+    return _Sums(mechanism, options.get("beta"))
 
 
 COLUMN_ENTRIES = (

@@ -47,6 +47,7 @@ from ..params import (
     check_positive_int,
     exact_fraction,
     positive_fraction,
+    probability,
     short_fraction,
     short_int,
 )
@@ -209,6 +210,25 @@ class _VectorSum:
     def _noise_moment(self, i: int, p: int) -> Fraction:
         raise NotImplementedError  # pragma: no cover
 
+    def noise_within(self, beta: object) -> tuple[Fraction, ...] | None:
+        """Each coordinate's ``a_i`` in the data's units with every ``|noise_i| <= a_i`` at
+        once with probability ``>= 1 - beta`` (``beta/d`` each, a union bound), from the
+        noise's exact tails; ``None`` where ``beta`` is too small for them."""
+        share = probability(beta, "beta") / self.d
+        out = []
+        for i, g in enumerate(self.grids):
+            try:
+                units = self._noise_within(i, share)
+            except ParameterError:
+                return None
+            if units is None:
+                return None
+            out.append(g.step * units)
+        return tuple(out)
+
+    def _noise_within(self, i: int, beta: Fraction) -> int | None:
+        raise NotImplementedError  # pragma: no cover
+
     def noise_variances(self) -> tuple[Fraction, ...]:
         """Each coordinate's ``E[eta_i^2]`` in the data's units, exactly (as :meth:`moment`:
         the worst case over data, which moves it only through Alg 16's ``2^-64`` mixing)."""
@@ -305,6 +325,9 @@ class ParallelotopeLaplace(_VectorSum):
 
     def _noise_moment(self, i: int, p: int) -> Fraction:
         return self.sampler(i).moment(p)
+
+    def _noise_within(self, i: int, beta: Fraction) -> int | None:
+        return self.sampler(i).accuracy(beta)
 
     def ideal_moment(self) -> Fraction:
         """Lemma 4.10 for this ``b``: ``Gamma(p + 1)/eps^p sum (Delta_i/b_i)^p`` (exact: ``p!``)."""
@@ -419,6 +442,9 @@ class EllipticalGaussian(_VectorSum):
 
     def _noise_moment(self, i: int, p: int) -> Fraction:
         return self.table(i).moment(p)
+
+    def _noise_within(self, i: int, beta: Fraction) -> int | None:
+        return self.table(i).accuracy(beta)
 
     def ideal_moment(self) -> Fraction | None:
         """Lemma 4.7 for this ``b`` at ``rho``: ``Gamma((p+1)/2)/(rho^(p/2) sqrt(pi)) F(b)``.

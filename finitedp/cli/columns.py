@@ -314,6 +314,8 @@ def _estimates(columns: list[NumericColumn], outcome: ColumnOutcome) -> list[JSO
             variance = outcome.noise_variances[i]
             entry["noise_variance"] = rational(variance)
             entry["noise_sd_display"] = sqrt_display(variance)
+        if outcome.noise_within is not None:
+            entry["noise_within"] = rational(outcome.noise_within[i])
         if outcome.ranges is not None:
             low, high = outcome.ranges[i]
             if not low <= value <= high:

@@ -109,16 +109,23 @@ def _accuracy(accuracy: Any, name: str) -> list[str]:
     return lines
 
 
-def _estimate_line(entry: dict[str, Any], name: str, rank_error: Any) -> str:
+def _estimate_line(entry: dict[str, Any], name: str, rank_error: Any, n: int | None) -> str:
     """``column ≈ value``, with the noise's standard deviation (sums, means), the value
     moved into its public range where the noise carried it out, or the rank error."""
     value = decimal_nearest(_rational(entry.get("value"), "estimates", name))
     line = f"  {entry.get('column')} ≈ {value}"
+    if entry.get("noise_within") is not None:
+        within = _rational(entry["noise_within"], "estimates.noise_within", name)
+        line += f" ± {decimal_nearest(within, 3)}"
     if entry.get("noise_variance") is not None:
         variance = _rational(entry["noise_variance"], "estimates.noise_variance", name)
         line += f" (noise sd {sqrt_display(variance)})"
     if rank_error is not None:
-        line += f" (rank error at most {parse_count(rank_error, 'accuracy.rank_errors'):,})"
+        error = parse_count(rank_error, "accuracy.rank_errors")
+        line += f" (rank error at most {error:,}"
+        if n is not None and n > 0:
+            line += f", {decimal_nearest(Fraction(100 * error, n), 2)}% of n = {n:,}"
+        line += ")"
     if entry.get("value_in_range") is not None:
         moved = _rational(entry["value_in_range"], "estimates.value_in_range", name)
         line += (
@@ -126,6 +133,12 @@ def _estimate_line(entry: dict[str, Any], name: str, rank_error: Any) -> str:
             "value lies there)"
         )
     return line
+
+
+def _rows(parameters: dict[str, Any]) -> int | None:
+    """The public ``n`` of a column release, if stated."""
+    n = parameters.get("n")
+    return n if type(n) is int else None
 
 
 def describe_release(document: Any, name: str) -> list[str]:
@@ -178,7 +191,7 @@ def describe_release(document: Any, name: str) -> list[str]:
         for i, e in enumerate(estimates[:12]):
             if isinstance(e, dict):
                 error = errors[i] if isinstance(errors, list) and i < len(errors) else None
-                lines.append(_estimate_line(e, name, error))
+                lines.append(_estimate_line(e, name, error, _rows(parameters)))
         if len(estimates) > 12:
             lines.append(f"  and {len(estimates) - 12:,} more (finitedp query RELEASE COLUMN)")
     else:

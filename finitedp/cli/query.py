@@ -205,6 +205,19 @@ def _column_margins(document: Any, name: str) -> tuple[tuple[str, str, str], dic
     """The third column of a column release's table: each estimate's noise sd in the
     data's units (sums, means), or its rank error (quantiles)."""
     entries = [e for e in document.get("estimates", []) if isinstance(e, dict)]
+    if any("noise_within" in e for e in entries):  # the bound at beta, and the sd
+        return ("column", "estimate", "±"), {
+            str(e["column"]): (
+                decimal_nearest(exact_fraction(str(e["noise_within"]), name), 3)
+                + (
+                    f" (sd {sqrt_display(exact_fraction(str(e['noise_variance']), name))})"
+                    if "noise_variance" in e
+                    else ""
+                )
+            )
+            for e in entries
+            if "noise_within" in e
+        }
     if any("noise_variance" in e for e in entries):
         return ("column", "estimate", "noise sd"), {
             str(e["column"]): sqrt_display(exact_fraction(str(e["noise_variance"]), name))

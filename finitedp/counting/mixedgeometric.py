@@ -48,6 +48,7 @@ from ..params import (
     check_positive_int,
     exact_fraction,
     positive_fraction,
+    probability,
     short_fraction,
     short_int,
 )
@@ -216,6 +217,27 @@ class MixedGeometric:
         if z >= 0:
             return self._total - self._half + self._up_to(z)
         return self._half - self._up_to(-z - 1)
+
+    def accuracy(self, beta: object) -> int | None:
+        """The least ``a`` with ``Pr[|output - value| > a] <= beta`` for every value: the
+        noise's two tails plus the uniform's whole share ``2^-g`` (``None`` when ``beta``
+        is not above that share)."""
+        b = probability(beta, "beta") - Fraction(1, 1 << self._gamma_bits)
+        if b <= 0:
+            return None
+        total = self._total
+
+        def within(a: int) -> bool:  # Pr[|noise| > a] <= b, exactly
+            return (total - self.noise_cdf(a)) + self.noise_cdf(-a - 1) <= b * total
+
+        low, high = 0, self._t  # within(t): the noise lies in [-t, t]
+        while low < high:
+            mid = (low + high) // 2
+            if within(mid):
+                high = mid
+            else:
+                low = mid + 1
+        return low
 
     @property
     def t(self) -> int:

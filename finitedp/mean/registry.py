@@ -10,13 +10,13 @@ from fractions import Fraction
 from typing import Any
 
 from ..entries import JSON, P_OPTION, ColumnEntry, ColumnOutcome, Option
-from ..errors import ParameterError
+from ..errors import FiniteDPError, ParameterError
 from ..jsonvalues import json_int, rational
 from ..oracle import RandomSource
 from ..params import exact_fraction, short_fraction
 from .budget import check_public
 from .plan import NEIGHBOURS, PLAN
-from .release import MeanRelease
+from .release import MeanRelease, Round
 
 __all__ = ["COLUMN_ENTRIES"]
 
@@ -88,8 +88,10 @@ class _Plan:
         return {
             "noise_sigma2_units": None if sigma2 is None else rational(sigma2),
             **rounds,
-            "statement": "each mean's noise is a discrete Gaussian whose variance in the "
-            "data's units is stated beside its estimate (noise_variance; noise_sigma2_units "
+            "statement": "each mean's noise is bounded beside its estimate in the data's "
+            f"units, all at once with probability >= {short_fraction(1 - plan.beta / 3)} "
+            "(noise_within), and is a discrete Gaussian whose variance in the data's units "
+            "is stated there too (noise_variance; noise_sigma2_units "
             "in units of C/K, the release's clip_radius/units, times step/(n scale_i)); rows "
             "beyond the clipping radius C from the centre are pulled in to it, which biases "
             "a mean toward the centre: at most clipped_rows rows are expected beyond C (with "
@@ -114,15 +116,38 @@ class _Plan:
         return self._outcome(self.plan.release_sets(sets, rng))
 
     def _outcome(self, release: MeanRelease) -> ColumnOutcome:
-        """The document part, each mean's noise variance, and the grid's bounds (a mean
-        lies in them; the noise may carry an estimate out)."""
+        """The document part, each mean's noise variance and bound, and the grid's bounds
+        (a mean lies in them; the noise may carry an estimate out)."""
         bounds = (self.plan.grid.lower, self.plan.grid.upper)
         return ColumnOutcome(
             release.to_json_dict(),
             release.estimates,
             release.noise_variances,
             (bounds,) * self.plan.d,
+            self._noise_within(release),
         )
+
+    def _noise_within(self, release: MeanRelease) -> tuple[Fraction, ...] | None:
+        """Each mean's noise bound in the data's units, all at once with probability
+        ``>= 1 - beta/3`` (the third of ``beta`` the statement leaves the noise): each
+        round's ``|z| <= a_t`` at ``beta/(3 R d)``, carried by the round's weight and
+        radius (``C_t step/(K n P_i)``) into the inverse-variance mean."""
+        plan = self.plan
+        rounds = release.rounds or (Round((), release.radius, release.estimates),)
+        share = plan.beta / (3 * len(rounds) * plan.d)
+        weights = [r.share / (r.radius * r.radius) for r in rounds]
+        total = sum(weights, Fraction(0))
+        out = []
+        for scale in release.scales:
+            bound = Fraction(0)
+            for r, w, noise in zip(rounds, weights, plan.noises, strict=True):
+                try:
+                    a = noise.accuracy(share)
+                except FiniteDPError:
+                    return None
+                bound += w * a * Fraction(r.radius, plan.units * plan.n * scale)
+            out.append(bound * plan.grid.step / total)
+        return tuple(out)
 
 
 def _settings(columns: Columns, options: Mapping[str, str | None]) -> dict[str, Any]:
