@@ -107,3 +107,45 @@ def test_a_spark_dataframe_gives_the_same_document(spark: Any, case: str, tmp_pa
     assert made.document == from_path.document
     on_duckdb = finitedp.release(frame, seed="0d", engine="duckdb", **options)  # type: ignore[arg-type]
     assert on_duckdb.document.pop("engine") == "duckdb" and on_duckdb.document == made.document
+
+
+#: Every mechanism of the registry, with what it needs, on a 40-row table: key column
+#: ``k`` (4 keys) and numeric columns ``a``, ``b``.
+EVERY: dict[str, dict[str, object]] = {
+    "bounded-geometric": {"column": "k", "universe": "keys=A,B,C,D", "epsilon": 1},
+    "stability": {"column": "k", "universe": "utf8:2", "epsilon": 1, "delta": "1/10"},
+    "pure-sparse": {"column": "k", "universe": "utf8:2", "epsilon": 1},
+    "blanket": {"column": "k", "universe": "utf8:2", "epsilon": 2},
+    "compact": {"column": "k", "universe": "keys=A,B,C,D", "epsilon": 1},
+    "alp": {"column": "k", "universe": "keys=A,B,C,D", "epsilon": 1},
+    "pmg": {"column": "k", "universe": "utf8:2", "epsilon": 1, "delta": "1/10", "k": 2},
+    "pmg-pure": {"column": "k", "universe": "utf8:2", "epsilon": 1, "k": 2, "max_length": 100},
+    "vector-laplace": {"columns": ["a", "b"], "bounds": "0:9", "epsilon": 1},
+    "vector-gaussian": {"columns": ["a", "b"], "bounds": "0:9", "rho": 1},
+    "quantile-exponential": {"columns": ["a", "b"], "bounds": "0:9", "epsilon": 1},
+    "quantile-binary": {"columns": ["a", "b"], "bounds": "0:9", "epsilon": 1},
+    "plan-mean": {"columns": ["a", "b"], "bounds": "0:9", "rho": 1},
+}
+
+
+@pytest.mark.parametrize("name", list(EVERY))
+def test_every_mechanism_gives_the_command_lines_document(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from finitedp.registry import COLUMNS, MECHANISMS
+
+    assert set(EVERY) == set(MECHANISMS) | set(COLUMNS)  # a new mechanism joins this test
+    pandas = pytest.importorskip("pandas")
+    table = tmp_path / "t.csv"
+    rows = [f"{'ABCD'[i % 4 if i % 3 else 0]},{i % 10},{(3 * i) % 10}" for i in range(40)]
+    table.write_text("k,a,b\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    options = {"mechanism": name, **EVERY[name]}
+    made = finitedp.release(pandas.read_csv(table, dtype=str), seed="0e", **options)  # type: ignore[arg-type]
+    argv = ["release", str(table), "--seed", "0e", "--out", str(tmp_path / "r.json")]
+    for key, value in options.items():
+        argv.append(
+            f"--{key.replace('_', '-')}={','.join(value) if isinstance(value, list) else value}"
+        )
+    code, _, err = run([*argv, "--quiet"], capsys)
+    assert code == 0, err
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8")) == made.document
