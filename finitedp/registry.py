@@ -153,7 +153,7 @@ def reader(kind: object, name: str) -> ReleaseReader:
         raise ParameterError(
             f"{name}: release type {kind!r:.30} is not one finitedp can read ({', '.join(READERS)})"
         )
-    return READERS[kind]
+    return READERS[kind]  # the same as finitedp.families.reader, with every family loaded
 
 
 def default_mechanisms(n: int, universe_size: int) -> tuple[str, ...]:

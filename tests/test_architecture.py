@@ -149,3 +149,21 @@ def test_mechanisms_never_import_a_tool() -> None:
 def test_modules_stay_short(path: Path) -> None:
     lines = path.read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines; split it"
+
+
+def test_the_family_index_agrees_with_the_registry() -> None:
+    # finitedp.families finds one release's family without loading the others; its maps
+    # must name every mechanism and release type of the registry, in the right module.
+    from finitedp import families, registry
+
+    assert set(families.MECHANISM_FAMILIES) == set(registry.MECHANISMS) | set(registry.COLUMNS)
+    for name in families.MECHANISM_FAMILIES:
+        found = families.entry(name)
+        assert found is (registry.MECHANISMS.get(name) or registry.COLUMNS.get(name)), name
+        assert found.build.__module__ == families.MECHANISM_FAMILIES[name], name
+    assert set(families.RELEASE_FAMILIES) == set(registry.READERS)
+    for kind in families.RELEASE_FAMILIES:
+        assert families.reader(kind, "test") is registry.READERS[kind]
+    assert families.entry("no-such") is None
+    with pytest.raises(Exception, match="not one finitedp can read"):
+        families.reader("no-such", "test")

@@ -153,9 +153,9 @@ def describe_release(document: Any, name: str) -> list[str]:
             "a bare release"
         )
     mechanism = str(document["mechanism"])
-    from ..registry import COLUMNS, MECHANISMS  # every family: only to describe
+    from ..families import entry as family_entry  # its family only: to say its summary
 
-    entry = MECHANISMS.get(mechanism) or COLUMNS.get(mechanism)
+    entry = family_entry(mechanism)
     paper = document.get("paper") or (entry.paper if entry is not None else "")
     lines = [f"release: {mechanism}" + (f" ({paper})" if paper else "")]
     if entry is not None:

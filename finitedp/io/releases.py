@@ -56,7 +56,7 @@ def load_release(document: Any, name: str) -> tuple[Counts, Universe, ReleaseRea
     if not isinstance(document, dict):
         raise ParameterError(f"{name}: not a finitedp release (expected a JSON object)")
     inner = document.get("release", document)
-    from ..registry import reader  # every family: imported only to read a release's data
+    from ..families import reader  # the release's family: imported to read its data
 
     found = reader(inner.get("type") if isinstance(inner, dict) else None, name)
     release = found.load(inner)
