@@ -60,6 +60,7 @@ __all__ = [
     "max_seconds",
     "parse_memory",
     "python_seconds",
+    "recorded_estimates",
     "require_bits",
     "require_memory",
     "require_time",
@@ -247,6 +248,22 @@ def describe_seconds(seconds: Fraction | int) -> str:
     return f"{whole} s"
 
 
+#: The estimates :func:`require_time` accepted while :func:`recorded_estimates` runs.
+_RECORDED: list[list[Fraction]] = []
+
+
+@contextmanager
+def recorded_estimates() -> Iterator[list[Fraction]]:
+    """Collect the time estimates (seconds) every :func:`require_time` accepts meanwhile:
+    what a command says before a long run (a guess from public values, never a promise)."""
+    found: list[Fraction] = []
+    _RECORDED.append(found)
+    try:
+        yield found
+    finally:
+        _RECORDED.remove(found)
+
+
 def require_time(seconds: Fraction, what: str, cause: str, hint: str = "") -> None:
     """Refuse work whose estimated time is above the budget (:func:`max_seconds`).
 
@@ -267,3 +284,5 @@ def require_time(seconds: Fraction, what: str, cause: str, hint: str = "") -> No
             f"budget of {describe_seconds(limit)}; {advice}, or raise the budget with "
             f"{TIME_ENV} (seconds, e.g. {TIME_ENV}=3600)"
         )
+    for found in _RECORDED:
+        found.append(Fraction(seconds))

@@ -122,3 +122,20 @@ def test_a_debiased_sketch_prints_the_corrected_count(
     shown = decimal_nearest(corrected)
     assert code == 0 and f"\tbias-corrected {shown} (" in said, said
     assert "post-processing" in said
+
+
+def test_a_long_build_says_its_estimate_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every estimate require_time accepted while the mechanism was built, summed, is said
+    # on stderr before the noise is drawn, once it passes ANNOUNCE_SECONDS (here 0).
+    from finitedp.cli import building
+
+    monkeypatch.setattr(building, "ANNOUNCE_SECONDS", 0)
+    flags = ("--mechanism", "pmg-pure", "--k", "6", "--epsilon", "2", "--max-length", "200")
+    _, err = _release(tmp_path, capsys, *flags)
+    assert "finitedp release: pmg-pure's noise takes about " in err
+    assert "(estimated from public parameters; a guess, not a promise)" in err
+    monkeypatch.setattr(building, "ANNOUNCE_SECONDS", 10**9)
+    _, quiet = _release(tmp_path, capsys, *flags)
+    assert "noise takes about" not in quiet

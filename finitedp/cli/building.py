@@ -22,7 +22,7 @@ from ..io.progress import Progress
 from ..io.values import ValueColumn
 from ..params import short_int
 from ..registry import MECHANISMS, READERS, default_mechanisms, default_reason
-from ..resources import require_memory, require_time
+from ..resources import describe_seconds, recorded_estimates, require_memory, require_time
 
 __all__ = ["build_mechanism", "name_the_flag"]
 
@@ -113,6 +113,10 @@ def parameters_for(
     )
 
 
+#: A build whose noise is estimated at least this long says so first (seconds).
+ANNOUNCE_SECONDS = 10
+
+
 def build_mechanism(
     args: argparse.Namespace,
     entry: MechanismEntry | None,
@@ -134,7 +138,8 @@ def build_mechanism(
         progress.phase(f"building {name} for n = {n}")
         try:
             _require_document(candidate, n, size)
-            built = candidate.build(n, size, parameters_for(args, candidate, values))
+            with recorded_estimates() as estimates:
+                built = candidate.build(n, size, parameters_for(args, candidate, values))
         except (ResourceLimitError, NotApplicableError) as error:
             if entry is not None:
                 raise name_the_flag(error) from None
@@ -145,6 +150,12 @@ def build_mechanism(
         if entry is None and not args.quiet:
             first = f"; {'; '.join(refused)}" if refused else ""
             say(f"finitedp release: default mechanism {name} ({default_reason(n, size)}{first})")
+        seconds = sum(estimates, Fraction(0))
+        if seconds >= ANNOUNCE_SECONDS and not args.quiet:
+            say(
+                f"finitedp release: {name}'s noise takes about {describe_seconds(seconds)} "
+                "(estimated from public parameters; a guess, not a promise)"
+            )
         return candidate, built
     raise ResourceLimitError(
         f"no pure-DP default fits the limits for n = {n:,}: {'; '.join(refused)}. "
