@@ -233,6 +233,9 @@ class Release:
                     row["noise_variance"] = Fraction(str(e["noise_variance"]))
                 if "value_in_range" in e:
                     row["in_range"] = Fraction(str(e["value_in_range"]))
+                for key in ("present_count", "mean_of_present"):
+                    if key in e:
+                        row[key] = Fraction(str(e[key]))
                 out.append(row)
             return out
         return [
@@ -253,7 +256,14 @@ class Release:
             raise ParameterError("to_pandas: pip install pandas") from None
         rows = self.rows()
         for row in rows:
-            for key in ("count", "estimate", "noise_variance", "in_range"):
+            for key in (
+                "count",
+                "estimate",
+                "noise_variance",
+                "in_range",
+                "present_count",
+                "mean_of_present",
+            ):
                 if key in row:
                     row[key] = float(row[key])
         return pandas.DataFrame(rows)

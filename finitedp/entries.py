@@ -297,6 +297,8 @@ class ColumnOutcome:
         noise_within: each estimate's noise bound in the data's units, all of them at
             once with probability ``>= 1 - beta`` (the mechanism's accuracy ``beta``;
             ``None``: not stated).
+        extras: more figures of each column's estimate, by name (a sum's count of values
+            present and their mean under ``--nulls drop``); ``None``: none.
     """
 
     release: JSON
@@ -304,6 +306,7 @@ class ColumnOutcome:
     noise_variances: tuple[Fraction, ...] | None = None
     ranges: tuple[tuple[Fraction, Fraction], ...] | None = None
     noise_within: tuple[Fraction, ...] | None = None
+    extras: tuple[JSON, ...] | None = None
 
 
 class ColumnMechanism(Protocol):

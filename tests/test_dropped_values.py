@@ -130,18 +130,32 @@ def test_a_dropped_quantile_is_the_quantile_of_the_rows_present(
     assert dropped["release"]["values"] == kept["release"]["values"]
 
 
-def test_a_dropped_sum_is_the_sum_with_zero_in_place(
+def test_a_dropped_sum_is_the_sum_with_zero_in_place_and_counts_what_is_present(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The sums under drop are the sums with 0 read in place at 9/10 of the budget (the
+    # same draws first: same seed, same values); then the counts of values present, a
+    # second vector sum with 1/10, and the means over them, as post-processing.
     holes = tmp_path / "h.csv"
-    holes.write_text("a,b\n1,\n,-2\n3,4\n", encoding="utf-8")
-    flags = ["--mechanism", "vector-gaussian", "--columns", "a,b", "--bounds=-5:5", "--rho", "1"]
-    dropped = _release(holes, [*flags, "--nulls", "drop"], capsys)
-    zero = _release(holes, [*flags, "--nulls", "0"], capsys)
-    for document in (dropped, zero):
-        for column in document["parameters"]["columns"]:
-            column.pop("nulls")
-    assert dropped == zero
+    holes.write_text("a,b\n1,\n,-2\n3,4\n5,\n", encoding="utf-8")
+    flags = ["--mechanism", "vector-gaussian", "--columns", "a,b", "--bounds=-5:5"]
+    dropped = _release(holes, [*flags, "--rho", "1", "--nulls", "drop"], capsys)
+    zero = _release(holes, [*flags, "--rho", "9/10", "--nulls", "0"], capsys)
+    assert [e["value"] for e in dropped["estimates"]] == [e["value"] for e in zero["estimates"]]
+    assert Fraction(9, 10) < Fraction(dropped["privacy"]["rho"]) <= 1  # both parts composed
+    assert dropped["parameters"]["present_share"] == "1/10"
+    present = dropped["release"]["present"]
+    assert present["columns"] == [0, 1] and present["n"] == 4
+    for entry, count in zip(dropped["estimates"], present["estimates"], strict=True):
+        assert entry["present_count"] == count and Fraction(entry["present_within"]) > 0
+        if Fraction(count) > 0:
+            assert Fraction(entry["mean_of_present"]) == Fraction(entry["value"]) / Fraction(count)
+    full_b = tmp_path / "b.csv"
+    full_b.write_text("a,b\n1,1\n,-2\n3,4\n5,0\n", encoding="utf-8")
+    kept = _release(full_b, [*flags, "--rho", "1", "--nulls", "drop,refuse"], capsys)
+    assert (
+        kept["release"]["present"]["columns"] == [0] and "present_count" not in kept["estimates"][1]
+    )
 
 
 @pytest.mark.parametrize(
@@ -186,11 +200,12 @@ def test_spark_drops_as_duckdb_does(
         "COPY (SELECT * FROM (VALUES (1, NULL), (NULL, 2), (7, 5), (3, NULL)) t(a, b)) "
         f"TO '{parquet}' (FORMAT parquet)"
     )
-    flags = ["--mechanism", "quantile-binary", "--columns", "a,b", "--bounds", "0:9"]
-    for path in (csv, parquet):
-        both = [
-            _release(path, [*flags, "--epsilon", "2", "--nulls", "drop", "--engine", e], capsys)
-            for e in ("duckdb", "spark")
-        ]
-        assert both[0].pop("engine") == "duckdb" and both[1].pop("engine") == "spark"
-        assert both[0] == both[1], path.name
+    for mechanism in ("quantile-binary", "vector-laplace"):
+        flags = ["--mechanism", mechanism, "--columns", "a,b", "--bounds", "0:9"]
+        for path in (csv, parquet):
+            both = [
+                _release(path, [*flags, "--epsilon", "2", "--nulls", "drop", "--engine", e], capsys)
+                for e in ("duckdb", "spark")
+            ]
+            assert both[0].pop("engine") == "duckdb" and both[1].pop("engine") == "spark"
+            assert both[0] == both[1], (mechanism, path.name)

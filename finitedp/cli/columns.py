@@ -212,8 +212,9 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         raise ParameterError("--nulls: a basket has no missing values (its ids are its 1s)")
     names = [c.name for c in columns]
     policies = null_policies(args.nulls, names, keys=False, drops=entry.drops)
-    if entry.drops == "skip":
-        options["dropped"] = ",".join(str(i) for i, p in enumerate(policies) if p == DROP)
+    dropped = [i for i, p in enumerate(policies) if p == DROP]
+    if entry.drops is not None:
+        options["dropped"] = ",".join(str(i) for i in dropped)
     clamp = bool(args.clamp)
     grids = [(c.lower, c.upper, c.step) for c in columns]
     if entry.check is not None:  # what the build would refuse after the read, refused now
@@ -225,13 +226,12 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
         Progress(not args.quiet, DELAY_SECONDS) as progress,
         opened_input(args.input, kind) as source,
     ):
-        source = fill_missing(
-            source,
-            names,
-            policies,
-            lambda i, v: columns[i].index(v, "--nulls", clamp),
-            entry.drops,
-        )
+        raw = source
+
+        def check(i: int, v: str) -> object:
+            return columns[i].index(v, "--nulls", clamp)
+
+        source = fill_missing(source, names, policies, check, entry.drops)
         if not args.quiet:
             _announce(entry, source, "baskets" if baskets else entry.reads, engine)
         progress.phase(f"reading {source.name}")
@@ -246,6 +246,11 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
             data = runs.statistics(source, columns, progress, clamp)
             if entry.reads == "sums":
                 data.column_sums()  # one scan: the sums and n
+            if entry.drops == "zero" and dropped:  # and each dropped column's count present
+                present = fill_missing(raw, names, policies, check, "skip")
+                counter = runs.statistics(present, [columns[i] for i in dropped], progress, clamp)
+                counts = [counter.column_counts(j).n for j in range(len(dropped))]
+                data = _WithPresent(data, counts)
             n = data.n
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
@@ -303,6 +308,17 @@ def release_columns(args: argparse.Namespace, entry: ColumnEntry) -> int:
     return finish_release(args, payload, to_stdout, summary)
 
 
+class _WithPresent:
+    """A file's column statistics, with each dropped column's count of values present
+    (``--nulls drop`` for sums: the counts a mean over the values present needs)."""
+
+    def __init__(self, stats: Any, counts: list[int]) -> None:
+        self._stats, self.present_counts = stats, counts
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stats, name)
+
+
 def _estimates(columns: list[NumericColumn], outcome: ColumnOutcome) -> list[JSON]:
     """Each column's estimate, with its noise variance in the data's units and, where the
     noise carried it out of the public range its quantity lies in, the estimate moved
@@ -320,6 +336,8 @@ def _estimates(columns: list[NumericColumn], outcome: ColumnOutcome) -> list[JSO
             low, high = outcome.ranges[i]
             if not low <= value <= high:
                 entry["value_in_range"] = rational(min(max(value, low), high))
+        if outcome.extras is not None:
+            entry.update(outcome.extras[i])
         out.append(entry)
     return out
 

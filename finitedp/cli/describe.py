@@ -126,6 +126,15 @@ def _estimate_line(entry: dict[str, Any], name: str, rank_error: Any, n: int | N
         if n is not None and n > 0:
             line += f", {decimal_nearest(Fraction(100 * error, n), 2)}% of n = {n:,}"
         line += ")"
+    if entry.get("present_count") is not None:
+        count = _rational(entry["present_count"], "estimates.present_count", name)
+        line += f"; {decimal_nearest(count)} values present"
+        if entry.get("present_within") is not None:
+            within = _rational(entry["present_within"], "estimates.present_within", name)
+            line += f" ± {decimal_nearest(within, 3)}"
+        if entry.get("mean_of_present") is not None:
+            mean = _rational(entry["mean_of_present"], "estimates.mean_of_present", name)
+            line += f", their mean ≈ {decimal_nearest(mean)} (post-processing)"
     if entry.get("value_in_range") is not None:
         moved = _rational(entry["value_in_range"], "estimates.value_in_range", name)
         line += (
