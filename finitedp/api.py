@@ -253,7 +253,9 @@ class Release:
         try:
             import pandas
         except ImportError:
-            raise ParameterError("to_pandas: pip install pandas") from None
+            raise ParameterError(
+                "to_pandas: pandas is not installed; pip install 'finitedp[frames]'"
+            ) from None
         rows = self.rows()
         for row in rows:
             for key in (
