@@ -60,3 +60,42 @@ def test_leading_words_take_one_to_word_bits() -> None:
             LeadingWords([1, 2, 3], low=0, high=10, bits=bits)
     for bits in (1, WORD_BITS):
         LeadingWords([1, 2, 3], low=0, high=10, bits=bits)
+
+
+def test_duckdbs_overflow_guard_at_its_exact_edge() -> None:
+    # |v b q| + |a q| < 2^126 for every BIGINT v: at a = -(2^126 - 2^64) the bound is
+    # reached (refused: the text path), one unit inside it fits (the HUGEINT path).
+    from finitedp.engines.duckdb.statistics import _IntegerGrid
+    from finitedp.io.numeric import NumericColumn
+
+    def column(lower: int) -> NumericColumn:
+        return NumericColumn("x", Fraction(lower), Fraction(lower + 4), Fraction(1))
+
+    edge = -(2**126 - 2**64)
+    assert not _IntegerGrid.fits(column(edge), 64)
+    assert _IntegerGrid.fits(column(edge + 1), 64)
+    assert not _IntegerGrid.fits(column(-(2**126)), 64)  # the issue's [-2^126, -2^126 + 4]
+    wide = NumericColumn("x", Fraction(0), Fraction(2**126), Fraction(1))  # D b p = 2^126
+    assert not _IntegerGrid.fits(wide, 8)
+    assert _IntegerGrid.fits(NumericColumn("x", Fraction(0), Fraction(2**126 - 1), Fraction(1)), 8)
+
+
+def test_a_row_at_the_radius_is_in_the_sums_and_not_beyond() -> None:
+    # PLAN's rounded sums take the rows with N_j <= within and rows_beyond those with
+    # N_j > within: a row exactly at the radius is in the first, never in both or neither.
+    import numpy as np
+
+    from finitedp.statistics import ArrayStatistics, rounded
+
+    columns = [np.array([0, 3, 4, 6, 1], dtype=np.int64), np.array([0, 4, 3, 8, 1], dtype=np.int64)]
+    stats = ArrayStatistics(columns)
+    centre, scales = [0, 0], [1, 1]
+    rows = np.stack(columns, axis=1)
+    norms = [int(np.ceil(np.sqrt(float(x * x + y * y)))) for x, y in rows.tolist()]
+    within = 5  # rows 1 and 2 lie exactly at 5 (3-4-5), row 3 at 10 beyond it
+    assert norms == [0, 5, 5, 10, 2]
+    inside = rows[[n <= within for n in norms]]
+    expected = rounded(inside * 1, 3, 2).sum(axis=0)
+    assert stats.rounded_sums(centre, scales, 3, 2, within) == [int(v) for v in expected]
+    beyond = [b for block, bs in stats.rows_beyond(centre, scales, within) for b in bs]
+    assert beyond == [10]
