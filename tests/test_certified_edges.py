@@ -99,3 +99,32 @@ def test_a_row_at_the_radius_is_in_the_sums_and_not_beyond() -> None:
     assert stats.rounded_sums(centre, scales, 3, 2, within) == [int(v) for v in expected]
     beyond = [b for block, bs in stats.rows_beyond(centre, scales, within) for b in bs]
     assert beyond == [10]
+
+
+def test_the_batch_agrees_with_one_by_one_on_draws_that_tie_a_threshold() -> None:
+    # Draws built from each column's threshold limbs (equal, one below, one above, and
+    # equal in the top limb only) at every level: the numpy batch reads them as the
+    # single draw does (own below the threshold, alias from it on).
+    import numpy as np
+
+    from finitedp.counting.convolvedbatch import batch_values, level_arrays
+
+    law = ConvolvedGaussian.from_variance(Fraction(39168))  # two levels: B and J_0
+    levels = law._levels
+    assert len(levels) == 2
+    words = (law.d.bit_length() - 1) // 64
+    draws: list[int] = []
+    for at, level in enumerate(levels):
+        shift = sum(lv.field for lv in levels[:at])
+        for c, t in list(enumerate(level.thr))[:: max(1, len(level.thr) // 16)]:
+            top = t >> (level.offset_bits - 64) << (level.offset_bits - 64)  # top limb only
+            for r in {t, t - 1, t + 1, top, top - 1} - {-1}:
+                if r >= 1 << level.offset_bits:
+                    continue
+                field = r | (c << level.offset_bits)
+                draws.append(1 + (field << shift))
+    assert len(draws) > 100
+    data = b"".join((u - 1).to_bytes(8 * words, "little") for u in draws)
+    fields = np.frombuffer(data, dtype="<u8").reshape(len(draws), words)
+    batch = batch_values([level_arrays(level) for level in levels], fields)
+    assert batch == [law(u) for u in draws]
