@@ -189,3 +189,31 @@ def test_plan_states_its_noise_bound_from_its_rounds(capsys: pytest.CaptureFixtu
         per_unit = Fraction(radius, units * n * int(scale)) * Fraction(1, 16)
         assert Fraction(entry["noise_within"]) == a * per_unit
     assert "noise_within" in document["accuracy"]["statement"]
+
+
+def test_the_sums_own_edges(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --p takes the positive integers (1 included, 0 refused); a dropped column's mean
+    # exactly at a bound is in range (no moved figure); drop needs the counts present.
+    import numpy as np
+
+    from finitedp.aggregation import registry as sums
+    from finitedp.errors import ParameterError as Refused
+    from finitedp.statistics import ArrayStatistics
+
+    flags = ["--mechanism", "vector-laplace", "--columns", "a", "--bounds", "0:9"]
+    table = tmp_path / "t.csv"
+    table.write_text("a\n1\n2\n", encoding="utf-8")
+    _release([*flags, "--epsilon", "1", "--p", "1"], capsys, table)
+    code, _, err = run(["release", str(table), *flags, "--epsilon", "1", "--p", "0"], capsys)
+    assert code == 2 and "--p: got 0; use a positive integer" in err
+    build = sums.COLUMN_ENTRIES[0].build
+    grid = [(Fraction(0), Fraction(2), Fraction(1))]
+    dropped = build(5, grid, "1", {"dropped": "0", "beta": "1/10"})
+    at_bound = dropped._present_extras((Fraction(10),), (Fraction(5),))  # mean 2 = upper
+    assert at_bound[0]["mean_of_present"] == "2" and "mean_of_present_in_range" not in at_bound[0]
+    at_lower = dropped._present_extras((Fraction(0),), (Fraction(5),))  # mean 0 = lower
+    assert "mean_of_present_in_range" not in at_lower[0]
+    beyond = dropped._present_extras((Fraction(15),), (Fraction(5),))  # mean 3
+    assert beyond[0]["mean_of_present_in_range"] == "2"
+    with pytest.raises(Refused, match="counts of values present"):
+        dropped.release_from(ArrayStatistics([np.array([0, 1, 2, 0, 1], dtype=np.int64)]))
