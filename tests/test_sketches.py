@@ -399,3 +399,37 @@ def test_plot_series_of_a_pmg_release_draws_its_keys(tmp_path: Path) -> None:
     # largest count first (issue 52: a chart read from its left end)
     assert series.bins == (7, 3) and series.labels == ("7", "3") and series.n is None
     assert series.counts[0] > series.counts[1] > 0
+
+
+def test_sketch_release_reading_is_strict_and_stable() -> None:
+    # Version 1 is the layout written; parameters are strings (a number refused); the text
+    # is the sorted JSON; a corrected count adds half of a positive number of decrements
+    # only (noise may take it below 0, where nothing is added).
+    from fractions import Fraction
+
+    from finitedp.guarantees import Privacy
+    from finitedp.sketches.release import SKETCH_RELEASE_VERSION, SketchRelease
+
+    assert SKETCH_RELEASE_VERSION == 1
+    base = {
+        "type": "pmg",
+        "version": 1,
+        "universe_size": 10,
+        "heavy": [[3, 40]],
+        "privacy": {"epsilon": "1", "delta": "0"},
+        "neighbours": "n",
+        "parameters": {"k": "2"},
+        "denominator": 1,
+    }
+    assert SketchRelease.from_json(base)[3] == 40
+    with pytest.raises(ParameterError, match="object of strings"):
+        SketchRelease.from_json({**base, "parameters": {"k": 2}})
+    with pytest.raises(ParameterError, match="version"):
+        SketchRelease.from_json({**base, "version": 0})
+    release = SketchRelease(((3, 40),), 10, Privacy(Fraction(1), Fraction(0)), "n", (("k", "2"),))
+    assert release.to_json() == json.dumps(release.to_json_dict(), sort_keys=True)
+    for decrements, corrected in ((-3, 40), (0, 40), (5, Fraction(85, 2))):
+        noisy = SketchRelease(
+            ((3, 40),), 10, Privacy(Fraction(1), Fraction(0)), "n", (), decrements=decrements
+        )
+        assert noisy.corrected(3) == corrected and noisy.corrected(4) is None
