@@ -248,8 +248,10 @@ def describe_seconds(seconds: Fraction | int) -> str:
     return f"{whole} s"
 
 
-#: The estimates :func:`require_time` accepted while :func:`recorded_estimates` runs.
-_RECORDED: list[list[Fraction]] = []
+#: The lists :func:`recorded_estimates` collects into (this context's, as ``_BUDGETS``).
+_RECORDED: ContextVar[tuple[list[Fraction], ...]] = ContextVar(
+    "finitedp_recorded_estimates", default=()
+)
 
 
 @contextmanager
@@ -257,11 +259,11 @@ def recorded_estimates() -> Iterator[list[Fraction]]:
     """Collect the time estimates (seconds) every :func:`require_time` accepts meanwhile:
     what a command says before a long run (a guess from public values, never a promise)."""
     found: list[Fraction] = []
-    _RECORDED.append(found)
+    token = _RECORDED.set((*_RECORDED.get(), found))
     try:
         yield found
     finally:
-        _RECORDED.remove(found)
+        _RECORDED.reset(token)
 
 
 def require_time(seconds: Fraction, what: str, cause: str, hint: str = "") -> None:
@@ -284,5 +286,5 @@ def require_time(seconds: Fraction, what: str, cause: str, hint: str = "") -> No
             f"budget of {describe_seconds(limit)}; {advice}, or raise the budget with "
             f"{TIME_ENV} (seconds, e.g. {TIME_ENV}=3600)"
         )
-    for found in _RECORDED:
+    for found in _RECORDED.get():
         found.append(Fraction(seconds))

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import __version__
 from ..engines import ENGINES
+from ..engines import engine as find_engine
 from ..entries import MechanismEntry, Option
 from ..errors import FiniteDPError, ParameterError
 from ..io.display import with_displays
@@ -41,7 +42,6 @@ from ..registry import (
 )
 from .building import build_mechanism, name_the_flag
 from .columns import COLUMN_ONLY, column_options, release_columns
-from .keys import read_keys
 from .output import finish_release
 from .releasehelp import RELEASE_DESCRIPTION, RELEASE_EPILOG
 
@@ -237,7 +237,8 @@ def _release(args: argparse.Namespace) -> int:
         source = fill_missing(source, [args.column], policies, lambda _, v: universe.encode(v))
         progress.phase(f"reading {source.name}")
         columns = (args.column, args.value_column)
-        n, data = read_keys(engine, source, columns, universe, values, stream, progress)
+        # the engine reads the key column where the data lies; the noise is drawn here
+        n, data = find_engine(engine).keys(source, columns, universe, values, stream, progress)
         if n == 0:
             raise ParameterError(f"{source.name}: no rows; a release needs at least one (n >= 1)")
         size = universe.size

@@ -148,15 +148,10 @@ class GridQuantile:
         raise NotImplementedError
 
     def release_present(self, counts: GridCounts, rng: RandomSource | None = None) -> Fraction:
-        """The ``q``-quantile of the values present, however many (``--nulls drop``): the
-        target rank is ``m = floor(q c)`` for their count ``c``, which stays unreleased.
-
-        Private as stated when the values present change by one added, removed or
-        replaced (a row of a file whose value goes missing or comes back, or changes):
-        ``c`` and ``floor(q c)`` move by at most 1 together with ``#{x < y}`` and
-        ``#{x <= y}`` in the same direction, so the rank error keeps sensitivity 1, and
-        no step depends on ``n`` otherwise (``proofs_notes/missing_values.md``).  The
-        rank error is then about the values present.
+        """The ``q``-quantile of the values present (``--nulls drop``), target rank
+        ``floor(q c)`` for their count ``c`` (never released): as private when a value is
+        added, removed or replaced, since the rank error keeps sensitivity 1
+        (``proofs_notes/missing_values.md``); the rank error is about the values present.
 
         Raises:
             ParameterError: more than ``n`` values, or an index outside ``[0, N)``.
