@@ -13,8 +13,10 @@ library decides is computed from them.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import platform
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from itertools import repeat
@@ -182,3 +184,28 @@ def environment() -> str:
         f"({sys.implementation.name}), gmpy2 {gmpy2.version()}, {cpu}, "
         f"{os.cpu_count()} logical CPUs, load average {load} (other load skews timings)"
     )
+
+
+#: A ``finitedp`` command run in its own process: ``{code, seconds, peak}`` as JSON
+#: (the time of ``main`` after its imports; peak resident memory, ``ru_maxrss``).
+RELEASE_SCRIPT = r"""
+import contextlib, io, json, resource, sys, time
+from finitedp.cli import main
+start = time.perf_counter()
+with contextlib.redirect_stderr(io.StringIO()):
+    code = main(sys.argv[1:])
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"code": code, "seconds": seconds, "peak": peak}))
+"""
+
+
+def run_json(script: str, *argv: str) -> dict[str, float]:
+    """``script`` run by this Python with ``argv``: its last stdout line, as JSON."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-2000:])
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result

@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
-import sys
 import tempfile
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+from _timing import RELEASE_SCRIPT, run_json
 
 _DUCK = r"""
 import json, resource, sys, time
@@ -37,30 +36,9 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps({"seconds": seconds, "peak": peak}))
 """
 
-_RELEASE = r"""
-import contextlib, io, json, resource, sys, time
-from finitedp.cli import main
-start = time.perf_counter()
-with contextlib.redirect_stderr(io.StringIO()):
-    code = main(sys.argv[1:])
-seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"code": code, "seconds": seconds, "peak": peak}))
-"""
-
-
-def _run(script: str, *argv: str) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise SystemExit(done.stderr[-2000:])
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
-
 
 def _median(script: str, repeats: int, *argv: str) -> tuple[float, float]:
-    runs = [_run(script, *argv) for _ in range(repeats)]
+    runs = [run_json(script, *argv) for _ in range(repeats)]
     return statistics.median(r["seconds"] for r in runs), max(r["peak"] for r in runs)
 
 
@@ -92,8 +70,8 @@ def main() -> None:
     pmg_flags = ["--mechanism", "pmg", "--delta", "1/1000000"]
     pure_flags = ["--mechanism", "pmg-pure", "--max-length", str(length)]
     for label, seed in (("unseeded", []), ("seeded", ["--seed", "01"])):
-        pmg, pmg_peak = _median(_RELEASE, args.repeats, *common, *pmg_flags, *seed)
-        pure, pure_peak = _median(_RELEASE, args.repeats, *common, *pure_flags, *seed)
+        pmg, pmg_peak = _median(RELEASE_SCRIPT, args.repeats, *common, *pmg_flags, *seed)
+        pure, pure_peak = _median(RELEASE_SCRIPT, args.repeats, *common, *pure_flags, *seed)
         print(
             f"  {label:<8} pmg {pmg:5.2f} s {pmg_peak / 2**20:4.0f} MiB | pmg-pure {pure:5.2f} s "
             f"{pure_peak / 2**20:4.0f} MiB (--max-length {length:,}) | pmg-pure / pmg "

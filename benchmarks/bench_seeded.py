@@ -14,13 +14,11 @@ each release's time against DuckDB's count; it asserts nothing (the machines are
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import duckdb
+from _timing import RELEASE_SCRIPT, run_json
 
 _DUCK = r"""
 import json, resource, sys, time
@@ -34,16 +32,6 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 print(json.dumps({"seconds": seconds, "peak": peak}))
 """
 
-_RELEASE = r"""
-import contextlib, io, json, resource, sys, time
-from finitedp.cli import main
-start = time.perf_counter()
-with contextlib.redirect_stderr(io.StringIO()):
-    code = main(sys.argv[1:])
-seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"code": code, "seconds": seconds, "peak": peak}))
-"""
 
 #: Each mechanism's own flags.
 MECHANISMS = {
@@ -52,16 +40,6 @@ MECHANISMS = {
     "pmg": ["--k", "100", "--delta", "1/1000000"],
     "alp": ["--delta", "1/1000000"],
 }
-
-
-def _run(script: str, *argv: str) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise SystemExit(done.stderr[-2000:])
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
 
 
 def main() -> None:
@@ -76,7 +54,7 @@ def main() -> None:
             f"COPY (SELECT 'k' || CAST(floor(10000 * pow(random(), 3)) AS INTEGER) AS key "
             f"FROM range({args.rows})) TO '{path}' (FORMAT parquet)"
         )
-    duck = _run(_DUCK, str(path))
+    duck = run_json(_DUCK, str(path))
     print(
         f"{args.rows:,} rows, 10^4 keys; DuckDB GROUP BY count: {duck['seconds']:.2f} s, "
         f"{duck['peak'] / 2**20:.0f} MiB"
@@ -88,8 +66,8 @@ def main() -> None:
             continue
         argv = ["release", str(path), "--column", "key", "--universe", "utf8:8", "--epsilon"]
         argv += ["1", "--mechanism", name, *flags, "--quiet", "--out", str(out)]
-        plain = _run(_RELEASE, *argv)
-        seeded = _run(_RELEASE, *argv, "--seed", "5eed")
+        plain = run_json(RELEASE_SCRIPT, *argv)
+        seeded = run_json(RELEASE_SCRIPT, *argv, "--seed", "5eed")
         print(
             f"  {name:<10} unseeded {plain['seconds']:7.2f} s {plain['peak'] / 2**20:6.0f} MiB"
             f" | seeded {seeded['seconds']:7.2f} s {seeded['peak'] / 2**20:6.0f} MiB"
