@@ -128,3 +128,66 @@ def test_the_batch_agrees_with_one_by_one_on_draws_that_tie_a_threshold() -> Non
     fields = np.frombuffer(data, dtype="<u8").reshape(len(draws), words)
     batch = batch_values([level_arrays(level) for level in levels], fields)
     assert batch == [law(u) for u in draws]
+
+
+def _ratio_bounds(law: ConvolvedGaussian, z: int, p: Fraction) -> tuple[Fraction, Fraction]:
+    """``p e^(z^2/(2 sigma^2))`` bracketed within ``2^-200``."""
+    from finitedp.exactmath import exp_bounds
+
+    low, high = exp_bounds(Fraction(z * z) / (2 * law.sigma2), 200)
+    return p * low, p * high
+
+
+@pytest.mark.parametrize("sigma2", [Fraction(65, 4), Fraction(37, 4), Fraction(145, 4)])
+def test_the_upper_constant_brackets_the_highest_ratio(sigma2: Fraction) -> None:
+    # A design whose lattice sums are far from sqrt(2 pi v) (eps_v about 0.61): the
+    # upper constant K (1 + eps_v) must be at least the law's highest p(z) e^(z^2/2s^2)
+    # and, with 64-bit tables, within 1/500 of it (the worst centre reaches 1 + 2q).
+    from finitedp.counting.convolvedtables import GaussianDesign
+
+    design = GaussianDesign(
+        lattice=2, base_sigma2=Fraction(1, 4), base_bits=64, top_bits=64, top_min_sigma2=Fraction(1)
+    )
+    law = ConvolvedGaussian.from_variance(sigma2, design=design)
+    certifier = law._certifier
+    assert law.levels >= 1 and certifier._shapes[0].excess > Fraction(1, 2)
+    highest = max(_ratio_bounds(law, z, p)[1] for z, p in law.pmf().items())
+    constant = certifier._upper_constant()
+    assert highest <= constant <= highest * Fraction(501, 500)
+
+
+@pytest.mark.parametrize("sigma2", [Fraction(1, 2), Fraction(9)])
+def test_one_tables_certificate_is_its_exact_shortfall_bound(sigma2: Fraction) -> None:
+    # With no level, p(z) / (K g(z)) = w(z) / (X g(z)) exactly: eps is the top weight's
+    # excess (reached at 0) and eta = 1/w(window) bounds the floor's shortfall on the
+    # window, within a factor 4 of it at the two outermost windows.
+    law = ConvolvedGaussian.from_variance(sigma2)
+    assert law.levels == 0
+    certifier = law._certifier
+    scale = Fraction(certifier._top_table.scale, 1 << certifier._top_table.bits)
+    ratios = {z: _ratio_bounds(law, z, p / scale) for z, p in law.pmf().items()}
+    radius = certifier._top_radius
+    for window in (radius, radius - 1, radius // 2):
+        certificate = law.certificate(window)
+        assert certificate is not None
+        eps, eta = certificate
+        assert max(high for _, high in ratios.values()) <= 1 + eps
+        assert ratios[0][0] > 1 + eps - Fraction(1, 2**190)
+        lowest = min(low for z, (low, _) in ratios.items() if abs(z) <= window)
+        assert lowest >= 1 - eta
+        if window > radius // 2:
+            assert 1 - lowest >= eta / 4
+
+
+def test_the_exact_law_stops_at_its_support_limit() -> None:
+    from finitedp.counting.convolved import EXACT_SUPPORT
+    from finitedp.resources import ResourceLimitError
+
+    assert EXACT_SUPPORT == 1 << 14
+    inside = ConvolvedGaussian.from_variance(10**5)  # 11,585 points: between 2^13 and 2^14
+    assert 2**13 < 2 * inside.radius + 1 <= EXACT_SUPPORT
+    assert sum(inside.weights().values()) == inside.weight_total
+    beyond = ConvolvedGaussian.from_variance(3 * 10**5)  # 19,009 points: above 2^14
+    assert EXACT_SUPPORT < 2 * beyond.radius + 1 <= 2**15
+    with pytest.raises(ResourceLimitError, match="19009 points"):
+        beyond.weights()
