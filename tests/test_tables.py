@@ -236,3 +236,31 @@ def test_mixed_line_ends_are_refused_with_a_hint(
     argv = ["release", str(path), "--column", "key", "--universe", "utf8:3", "--epsilon", "1"]
     code, out, err = _release(argv, capsys)
     assert code == 2 and out == "" and "mixes \\r\\n and \\n line ends" in err
+
+
+def test_a_database_that_has_spilled_still_hands_out_cursors() -> None:
+    # The spill folder is a database-wide setting, given once: DuckDB refuses to move it
+    # after a spill, and a PLAN over 10^8 narrow rows spilled before its next question.
+    import threading
+
+    from finitedp.io.tables import connect
+
+    found: list[object] = []
+
+    def run() -> None:  # a thread of its own: its own database
+        con = connect()
+        con.execute("SET memory_limit = '20MB'")
+        rows = "SELECT i, i::VARCHAR s FROM range(3000000) t(i) ORDER BY hash(i)"
+        sql = f"SELECT count(*) FROM ({rows})"
+        found.append(con.execute(sql).fetchone())
+        try:
+            again = connect()
+            found.append(again.execute("SELECT current_setting('temp_directory')").fetchone())
+        except duckdb.Error as error:
+            found.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert found[0] == (3000000,)
+    assert isinstance(found[1], tuple) and str(found[1][0]).endswith("finitedp-duckdb")

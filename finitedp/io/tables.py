@@ -86,25 +86,31 @@ def connect(*, fresh: bool = False) -> duckdb.DuckDBPyConnection:
     database costs 15-20 ms, and a release asks several questions.  ``fresh``: a
     database of its own, for what writes the catalog (a type).
     """
+    if fresh:
+        return _quiet(_database())
+    base = getattr(_LOCAL, "base", None)
+    if base is None:
+        base = _LOCAL.base = _database()
+    return _quiet(base.cursor())
+
+
+def _database() -> duckdb.DuckDBPyConnection:
+    """A new in-memory database with finitedp's database-wide settings, set once: DuckDB
+    refuses to move the spill folder of a database that has spilled already."""
+    # Spills go to the system's temporary directory, never to the user's working directory.
+    spill = os.path.join(tempfile.gettempdir(), "finitedp-duckdb")
     config: dict[str, str | bool | int | float | list[str]] = {
         "memory_limit": DUCKDB_MEMORY_LIMIT,
         "threads": 2,
+        "temp_directory": spill,
+        "preserve_insertion_order": True,  # streams come out in file order
     }
-    if fresh:
-        return _configured(duckdb.connect(config=config))
-    base = getattr(_LOCAL, "base", None)
-    if base is None:
-        base = _LOCAL.base = duckdb.connect(config=config)
-    return _configured(base.cursor())
+    return duckdb.connect(config=config)
 
 
-def _configured(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    # Spills go to the system's temporary directory, never to the user's working directory.
-    spill = os.path.join(tempfile.gettempdir(), "finitedp-duckdb")
-    con.execute(f"SET temp_directory = {literal(spill)}")
+def _quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     # Its bar goes to stdout, where a release may be going: finitedp's own is on stderr.
     con.execute("SET enable_progress_bar = false")
-    con.execute("SET preserve_insertion_order = true")  # streams come out in file order
     return con
 
 
