@@ -148,3 +148,79 @@ def test_cks_delta_at_integer_orders_is_the_best_integer_order(
     got, _ = cks_delta(rho, epsilon, integer_orders=True)
     # the order's exact delta, rounded up by the accountant's 2^-80 brackets
     assert best <= _mp(got) <= best * (1 + mpmath.mpf(2) ** -60) + mpmath.mpf(2) ** -78
+
+
+def _theta(v: Fraction) -> mpmath.mpf:
+    return mpmath.nsum(lambda z: mpmath.exp(-z * z / (2 * _mp(v))), [-mpmath.inf, mpmath.inf])
+
+
+@pytest.mark.parametrize("v", [Fraction(1, 3), Fraction(9, 10), Fraction(1), Fraction(10)])
+@pytest.mark.parametrize("bits", [64, 128])
+def test_theta_bounds_bracket_the_lattice_sum_within_four_units(v: Fraction, bits: int) -> None:
+    # Both branches (the direct sum below v = 1, Poisson summation from 1): the upper
+    # side adds 4 * 2^-(bits + 8) for the terms left out (absolute below 1, relative
+    # above), and the lower side loses at most one such unit to rounding.
+    from finitedp.counting.smoothing import theta_bounds
+
+    low, high = (_mp(b) for b in theta_bounds(v, bits))
+    truth, unit = _theta(v), mpmath.mpf(2) ** -(bits + 8)
+    scale = 1 if v < 1 else truth
+    assert low <= truth <= high
+    assert high - truth <= mpmath.mpf("4.1") * unit * scale
+    assert truth - low <= unit * truth
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+@pytest.mark.parametrize("x", [Fraction(24), Fraction(1000, 3), Fraction(10**12 + 1, 7)])
+def test_root_up_is_the_least_dyadic_of_its_precision_above_the_root(x: Fraction, k: int) -> None:
+    from finitedp.counting.smoothing import root_up
+
+    bits = 20
+    r = root_up(x, k, bits)
+    assert r**k >= x and (1 << bits) % r.denominator == 0  # on the 2^-bits grid (x >= 2^k)
+    assert (r - Fraction(1, 1 << bits)) ** k < x  # and the least such
+
+
+def test_a_levels_distance_is_the_least_margin_over_its_window() -> None:
+    # D = min(inner - max |c|, R_J/L - max |z/L - c|) over |z| <= window, c = z L s_Y^2/s^2,
+    # computed here by brute force over every z (the closed form takes the edge).
+    from finitedp.counting.smoothing import LevelShape
+
+    shape = LevelShape(
+        lattice=3,
+        base_sigma2=Fraction(7, 2),
+        base_scale=1 << 20,
+        base_above=Fraction(0),
+        base_radius=40,
+        inner_sigma2=Fraction(5, 3),
+    )
+    for window, inner in ((7, 5), (10, 9), (29, 20)):
+        centres = [
+            Fraction(z * 3) * shape.inner_sigma2 / shape.sigma2 for z in range(-window, window + 1)
+        ]
+        reach = max(abs(c) for c in centres)
+        lean = max(
+            abs(Fraction(z, 3) - c)
+            for z, c in zip(range(-window, window + 1), centres, strict=True)
+        )
+        assert shape.distance(window, inner) == min(inner - reach, Fraction(40, 3) - lean)
+
+
+def test_the_zcdp_window_is_within_a_sixteenth_sigma_of_the_guards_edge() -> None:
+    # The bisection stops at sigma/16 (isqrt of floor(sigma^2)): the window meets the
+    # guard and one such step beyond it does not, for variances with large denominators.
+    from math import isqrt
+
+    from finitedp.counting.convolvedprivacy import ZCDP_GUARD
+    from finitedp.counting.smoothing import statement
+
+    def meets(law: ConvolvedGaussian, window: int) -> bool:
+        bounds = law.certificate(window)
+        return bounds is not None and statement(*bounds) * (1 << ZCDP_GUARD) <= law.ideal_rho(1)
+
+    for sigma2 in (Fraction(7 * 10**6 + 1, 7), Fraction(123456789, 1000)):
+        law = ConvolvedGaussian.from_variance(sigma2)
+
+        window = law.zcdp_window(1)
+        step = max(1, isqrt(sigma2.numerator // sigma2.denominator) // 16)
+        assert meets(law, window) and not meets(law, window + step)
