@@ -224,3 +224,20 @@ def test_the_zcdp_window_is_within_a_sixteenth_sigma_of_the_guards_edge() -> Non
         window = law.zcdp_window(1)
         step = max(1, isqrt(sigma2.numerator // sigma2.denominator) // 16)
         assert meets(law, window) and not meets(law, window + step)
+
+
+def test_the_conversions_at_rho_zero_and_on_the_fine_grid_of_orders() -> None:
+    from finitedp.accounting.convert import cks_delta, zcdp_to_dp_bs
+
+    assert zcdp_to_dp_bs(Fraction(0), Fraction(1, 2)) == 0  # 0-zCDP is (0, delta)-DP
+    assert cks_delta(Fraction(0), Fraction(1)) == (0, 2)
+    # Large rho puts the best order near 1, where the orders tried are on a 1/64 grid:
+    # the delta is certified at the order it names (above CKS20's value there, and close).
+    for rho, eps in ((Fraction(4), Fraction(5)), (Fraction(10), Fraction(12))):
+        delta, alpha = cks_delta(rho, eps)
+        assert 1 < alpha < 2 and 64 % alpha.denominator == 0 and alpha.denominator > 4
+        a = _mp(alpha)
+        exact = mpmath.exp(
+            (a - 1) * (a * _mp(rho) - _mp(eps)) + a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1)
+        )
+        assert exact <= _mp(delta) <= exact * (1 + mpmath.mpf(2) ** -60)
