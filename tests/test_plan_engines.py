@@ -63,22 +63,31 @@ def _columns(d: int, lower: int, upper: int, step: str = "1") -> list[NumericCol
     ]
 
 
-def _answers(
-    stats: RowStatistics, centre: list[int], scales: list[int], radii: list[int], within: int
-) -> tuple[object, ...]:
-    beyond = sorted(
+def _beyond(
+    stats: RowStatistics, centre: list[int], scales: list[int], within: int
+) -> list[tuple[int, ...]]:
+    return sorted(
         (*row, bound)
         for block, bounds in stats.rows_beyond(centre, scales, within)
         for row, bound in zip(block.tolist(), bounds, strict=True)
     )
+
+
+def _answers(
+    stats: RowStatistics, centre: list[int], scales: list[int], radii: list[int], within: int
+) -> tuple[object, ...]:
+    alone = _beyond(stats, centre, scales, within)  # asked on its own
+    sums = stats.rounded_sums(centre, scales, 37, radii[len(radii) // 2], within)
+    after = _beyond(stats, centre, scales, within)  # DuckDB: the rest of the sums' scan
+    assert after == alone
     return (
         stats.n,
         stats.column_sums(),
         [stats.column_counts(i).pairs() for i in range(stats.d)],
         [g.pairs() for g in stats.gap_counts([1, 2, 3, 5, 8, 13, 21])],
         stats.norm_counts(centre, scales, radii).pairs(),
-        stats.rounded_sums(centre, scales, 37, radii[len(radii) // 2], within),
-        beyond,
+        sums,
+        alone,
     )
 
 
@@ -90,6 +99,9 @@ def _cases(d: int, top: int) -> Iterator[tuple[list[int], list[int], list[int], 
         largest = int(np.sqrt(d)) * top * (1 << 24) + 1
         radii = sorted({int(x) for x in rng.integers(1, largest, size=int(rng.integers(1, 40)))})
         yield centre, scales, radii, int(rng.choice(radii))
+    # every row beyond but the centre's (within 0), and none beyond
+    yield centre, scales, radii, 0
+    yield centre, scales, radii, largest
 
 
 @settings(max_examples=10, deadline=None)
@@ -131,7 +143,7 @@ def test_sql_rows_answer_as_the_rows_do(
 def test_pairs_across_row_groups_and_both_ways_of_pairing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Many row groups and two threads: the positional pairs are checked, and the sorted
+    """Many row groups and two threads: the streamed pairs are checked, and the sorted
     pairs (the fallback) agree; an odd last row is in no pair."""
     rng = np.random.default_rng(5)
     data = rng.integers(0, 200, size=(20_001, 2))
@@ -144,12 +156,12 @@ def test_pairs_across_row_groups_and_both_ways_of_pairing(
     with opened_input(str(tmp_path / "t.csv"), "csv") as source:  # numbered, joined, copied
         copied = duckdb_rows(source, _columns(2, 0, 200), Progress(False, 0))
         assert [g.pairs() for g in copied.gap_counts(levels)] == expected
-        assert copied._gaps_side_by_side(levels, True) is not None  # the copy is in order
+        assert copied._gaps_streamed(levels, True) is not None  # the copy is in order
     with opened_input(str(path), "parquet") as source:
         sql = duckdb_rows(source, _columns(2, 0, 200), Progress(False, 0))
         assert [g.pairs() for g in sql.gap_counts(levels)] == expected
         for raw in (False, True):  # levels in SQL, or each gap counted then its level here
-            sides, ordered = sql._gaps_side_by_side(levels, raw), sql._gaps_sorted(levels, raw)
+            sides, ordered = sql._gaps_streamed(levels, raw), sql._gaps_sorted(levels, raw)
             assert sides is not None and [dict(h) for h in sides] == [dict(h) for h in ordered]
         monkeypatch.setattr(duckrows, "RAW_GAPS", 2)
         assert [g.pairs() for g in sql.gap_counts(levels)] == expected
@@ -281,3 +293,35 @@ def test_a_failed_copy_is_a_clear_refusal(tmp_path: Path, monkeypatch: pytest.Mo
         rows = duckdb_rows(source, _columns(2, 0, 7), Progress(False, 0))
         with pytest.raises(ParameterError, match=r"t\.csv: the temporary copy .* No space left"):
             rows.column_sums()
+
+
+def test_a_row_at_the_radius_is_in_duckdbs_sums_and_not_beyond(tmp_path: Path) -> None:
+    # Rows 1 and 2 lie exactly at 5 (3-4-5) and row 3 at 10: the sums' scan keeps the
+    # first two, and its rest (or a scan of its own) hands over row 3 alone.
+    data = np.array([[0, 0], [3, 4], [4, 3], [6, 8], [1, 1]])
+    path = tmp_path / "t.parquet"
+    _parquet(path, data)
+    memory = ArrayStatistics([data[:, 0], data[:, 1]])
+    with opened_input(str(path), "parquet") as source:
+        sql = duckdb_rows(source, _columns(2, 0, 10), Progress(False, 0))
+        sums = sql.rounded_sums([0, 0], [1, 1], 3, 2, 5)
+        assert sums == memory.rounded_sums([0, 0], [1, 1], 3, 2, 5)
+        assert _beyond(sql, [0, 0], [1, 1], 5) == [(6, 8, 10)]
+        assert _beyond(sql, [0, 0], [1, 1], 5) == [(6, 8, 10)]  # asked again: its own scan
+        assert sql.rounded_sums([0, 0], [1, 1], 3, 2, 0) == [0, 0]  # only the centre within
+        assert _beyond(sql, [0, 0], [1, 1], 4) == [(3, 4, 5), (4, 3, 5), (6, 8, 10)]
+
+
+def test_rows_out_of_the_files_order_are_paired_by_a_sort(tmp_path: Path) -> None:
+    # The streamed pairs check each odd row's row before: rows that come out shuffled
+    # are noticed (None), and the gaps are made again by the sorted window.
+    data = np.random.default_rng(9).integers(0, 50, size=(1001, 2))
+    path = tmp_path / "t.parquet"
+    _parquet(path, data)
+    expected = [g.pairs() for g in ArrayStatistics([data[:, 0], data[:, 1]]).gap_counts([1, 4])]
+    with opened_input(str(path), "parquet") as source:
+        sql = duckdb_rows(source, _columns(2, 0, 50), Progress(False, 0))
+        assert sql._gaps_streamed([1, 4], True) is not None
+        sql.numbered = f"(SELECT * FROM {sql.numbered} ORDER BY hash(file_row_number))"
+        assert sql._gaps_streamed([1, 4], True) is None
+        assert [g.pairs() for g in sql.gap_counts([1, 4])] == expected

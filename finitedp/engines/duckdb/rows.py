@@ -9,10 +9,10 @@ public constant is exact, so the answers are the in-memory engine's, value for v
 
 * **levels** (of a gap, of a norm) are found by a tree of ``CASE`` comparisons with the
   public levels (a binary search written out: ``log2`` of their number per row);
-* **pairs of rows** ``(2j, 2j + 1)`` are the rows of even and odd ``file_row_number``
-  side by side (``POSITIONAL JOIN``); the query also counts the pairs whose row numbers
-  are not ``2j`` and ``2j + 1``, and when any is, the pairs are made again by a window
-  over the row number (a sort);
+* **pairs of rows** ``(2j, 2j + 1)``: each row meets the one before it through
+  ``lag() OVER ()``, which DuckDB streams in the scan's order (file order) in constant
+  memory; the query also counts the odd rows whose row before is not ``2j``, and when
+  any is, the pairs are made again by a window over the row number (a sort);
 * **floor division** is written out (DuckDB's ``//`` truncates toward zero).
 
 Paper: Lebeda thesis Alg 17 (what is computed: ``proofs_notes/plan.md``).
@@ -107,6 +107,8 @@ class DuckDBRows(DuckDBStatistics):
         #: whether the rows are first copied, as indices, to a temporary Parquet file
         self.copied = in_place is None
         self.index: list[str] = in_place or [f"k{i}" for i in range(self.d)]
+        #: the sums' scan, whose rows beyond the radius :meth:`rows_beyond` reads next
+        self._pending: tuple[tuple[Any, ...], Any, list[Any]] | None = None
 
     def _in_place(self, clamp: bool) -> list[str] | None:
         """Each column's index as SQL over the file, or ``None`` unless every column is an
@@ -200,9 +202,10 @@ class DuckDBRows(DuckDBStatistics):
         self._check()
         return self.index
 
-    def _scaled(self, centre: Sequence[int], scales: Sequence[int]) -> str:
+    def _scaled(self, centre: Sequence[int], scales: Sequence[int], numbered: bool = False) -> str:
         """A ``FROM`` clause of the rows' indices ``k0, ...``, ``w0, ...`` (``w = (k - m) P``,
-        ``|w| < 2^40``: ``BIGINT``) and ``s = ||w||^2`` (``HUGEINT``)."""
+        ``|w| < 2^40``: ``BIGINT``) and ``s = ||w||^2`` (``HUGEINT``); with ``numbered``
+        also each row's number ``r``."""
         d = self.d
         k = ", ".join(f"{e} AS k{i}" for i, e in enumerate(self._indices()))
         w = ", ".join(
@@ -210,7 +213,12 @@ class DuckDBRows(DuckDBStatistics):
             for i, (m, p) in enumerate(zip(centre, scales, strict=True))
         )
         s = " + ".join(f"CAST(w{i} AS HUGEINT) * w{i}" for i in range(d))
-        return f"(SELECT *, {s} AS s FROM (SELECT *, {w} FROM (SELECT {k} FROM {self.where})))"
+        rows = (
+            f"SELECT file_row_number AS r, {k} FROM {self.numbered}"
+            if numbered
+            else (f"SELECT {k} FROM {self.where}")
+        )
+        return f"(SELECT *, {s} AS s FROM (SELECT *, {w} FROM ({rows})))"
 
     def _all(self, sql: str) -> list[Any]:
         return list(query(self.source, sql, self.wanted).fetchall())
@@ -220,8 +228,8 @@ class DuckDBRows(DuckDBStatistics):
         # A grid of at most RAW_GAPS points: each gap's count, then its level here (a
         # CASE tree per value is slower); a longer grid: the levels in SQL (memory).
         raw = all(c.units < RAW_GAPS for c in self.columns)
-        found = self._gaps_side_by_side(levels, raw)
-        if found is None:  # the two sides did not come out side by side: sort them
+        found = self._gaps_streamed(levels, raw)
+        if found is None:  # the rows did not come out in the file's order: sort them
             found = self._gaps_sorted(levels, raw)
         out = []
         top = np.asarray(levels, dtype=np.int64)
@@ -240,22 +248,20 @@ class DuckDBRows(DuckDBStatistics):
         bounds = [str(t) for t in levels]
         return gap if raw else _level_tree(gap, bounds, 0, len(levels) - 1)
 
-    def _gaps_side_by_side(self, levels: Sequence[int], raw: bool) -> list[Any] | None:
-        """Each column's gap-level histogram from the even and odd rows joined by position,
-        or ``None`` if any pair's row numbers are not ``2j`` and ``2j + 1``."""
-        number = "file_row_number"
-        side = (
-            f"(SELECT {number} AS r, {self._columns()} FROM {self.numbered} "
-            f"WHERE {number} % 2 = {{}})"
+    def _gaps_streamed(self, levels: Sequence[int], raw: bool) -> list[Any] | None:
+        """Each column's gap-level histogram, each odd row beside the row before it, or
+        ``None`` if any odd row's row before is not its predecessor in the file."""
+        k = ", ".join(f"k{i}, lag(k{i}) OVER () AS p{i}" for i in range(self.d))
+        rows = (
+            f"(SELECT r, lag(r) OVER () AS q, {k} FROM (SELECT file_row_number AS r, "
+            f"{self._columns()} FROM {self.numbered}))"
         )
         parts = ", ".join(
-            f"histogram({self._gap(f'abs(e.k{i} - o.k{i})', levels, raw)}) "
-            "FILTER (WHERE o.r IS NOT NULL)"
-            for i in range(self.d)
+            f"histogram({self._gap(f'abs(k{i} - p{i})', levels, raw)})" for i in range(self.d)
         )
         sql = (
-            f"SELECT count(*) FILTER (WHERE o.r IS NOT NULL AND o.r <> e.r + 1), count(o.r), "
-            f"{parts} FROM {side.format(0)} e POSITIONAL JOIN {side.format(1)} o"
+            f"SELECT count(*) FILTER (WHERE q IS DISTINCT FROM r - 1), count(*), {parts} "
+            f"FROM {rows} WHERE r % 2 = 1"
         )
         (found,) = self._all(sql)
         return None if found[0] or found[1] != self.n // 2 else list(found[2:])
@@ -290,20 +296,50 @@ class DuckDBRows(DuckDBStatistics):
     def rounded_sums(
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
     ) -> list[int]:
-        self.progress.phase("the sums of the rows within the radius (DuckDB)")
+        """The sums within the radius, and in the same scan the rows beyond it: every row
+        beyond is a group of its own (its row number), the rows within one group (``NULL``),
+        which comes first; the rest of the cursor is :meth:`rows_beyond`'s."""
+        self.progress.phase("the sums within the radius and the rows beyond it (DuckDB)")
         big, shift = offset_division(num, den)  # DuckDB's // truncates toward zero
+        edge = _hugeint(within * within)
         parts = [f"sum((2 * w{i} * {num} + {den + shift * big}) // {big})" for i in range(self.d)]
+        rows = ", ".join(f"any_value(k{i})" for i in range(self.d))
         sql = (
-            f"SELECT count(*), {', '.join(parts)} FROM {self._scaled(centre, scales)} "
-            f"WHERE s <= {_hugeint(within * within)}"
+            f"SELECT CASE WHEN s <= {edge} THEN NULL ELSE r END AS g, count(*), "
+            f"{', '.join(parts)}, any_value(s), {rows} FROM {self._scaled(centre, scales, True)} "
+            f"GROUP BY g ORDER BY g NULLS FIRST"
         )
-        (found,) = self._all(sql)
-        kept = int(found[0])
-        return [int(x or 0) - shift * kept for x in found[1:]]
+        cursor = query(self.source, sql, self.wanted)
+        first = cursor.fetchone()
+        beyond: list[Any] = []
+        if first is None or first[0] is not None:  # no row within the radius
+            kept, sums = 0, [0] * self.d
+            beyond = [] if first is None else [first]
+        else:
+            kept, sums = int(first[1]), [int(x) for x in first[2 : 2 + self.d]]
+        self._pending = ((tuple(centre), tuple(scales), within), cursor, beyond)
+        return [x - shift * kept for x in sums]
 
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
     ) -> Iterator[tuple[np.ndarray, list[int]]]:
+        key, cursor, first = self._pending or (None, None, [])
+        self._pending = None
+        if key != (tuple(centre), tuple(scales), within) or cursor is None:
+            yield from self._rows_beyond_alone(centre, scales, within)
+            return
+        self.progress.phase("the rows beyond the radius (DuckDB)")
+        at = 2 + self.d  # after g, count(*) and the sums: s, then the row
+        batch = first + cursor.fetchmany(FETCH_ROWS)
+        while batch:
+            block = np.array([row[at + 1 :] for row in batch], dtype=np.int64)
+            yield block.reshape(len(batch), self.d), [ceil_sqrt(int(row[at])) for row in batch]
+            batch = cursor.fetchmany(FETCH_ROWS)
+
+    def _rows_beyond_alone(
+        self, centre: Sequence[int], scales: Sequence[int], within: int
+    ) -> Iterator[tuple[np.ndarray, list[int]]]:
+        """The rows beyond the radius, asked without the sums first (a scan of their own)."""
         self.progress.phase("reading the rows beyond the radius (DuckDB)")
         names = ", ".join(f"k{i}" for i in range(self.d))
         rows = self._scaled(centre, scales)
