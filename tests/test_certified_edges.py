@@ -78,6 +78,25 @@ def test_duckdbs_overflow_guard_at_its_exact_edge() -> None:
     wide = NumericColumn("x", Fraction(0), Fraction(2**126), Fraction(1))  # D b p = 2^126
     assert not _IntegerGrid.fits(wide, 8)
     assert _IntegerGrid.fits(NumericColumn("x", Fraction(0), Fraction(2**126 - 1), Fraction(1)), 8)
+    # a step p/q = 3: D b p = (2^126/3 + 1) 3 passes 2^126 (D b // p would not)
+    third = NumericColumn("x", Fraction(0), Fraction(3 * (2**126 // 3 + 1)), Fraction(3))
+    assert third.units == 2**126 // 3 + 1 and not _IntegerGrid.fits(third, 8)
+    assert _IntegerGrid.fits(
+        NumericColumn("x", Fraction(0), Fraction(3 * (2**126 // 3)), Fraction(3)), 8
+    )
+
+
+def test_a_grid_of_2_to_the_62_points_is_refused_and_one_less_taken() -> None:
+    from finitedp.engines.duckdb.statistics import check_points
+    from finitedp.io.numeric import NumericColumn
+
+    def grid(points: int) -> NumericColumn:
+        return NumericColumn("x", Fraction(0), Fraction(points - 1), Fraction(1))
+
+    assert grid(2**62).units == 2**62 - 1  # units counts the steps: points - 1
+    check_points(grid(2**62))  # 2^62 - 1 steps
+    with pytest.raises(ParameterError, match="2\\^62"):
+        check_points(grid(2**62 + 1))
 
 
 def test_a_row_at_the_radius_is_in_the_sums_and_not_beyond() -> None:
@@ -118,7 +137,9 @@ def test_the_batch_agrees_with_one_by_one_on_draws_that_tie_a_threshold() -> Non
         shift = sum(lv.field for lv in levels[:at])
         for c, t in list(enumerate(level.thr))[:: max(1, len(level.thr) // 16)]:
             top = t >> (level.offset_bits - 64) << (level.offset_bits - 64)  # top limb only
-            for r in {t, t - 1, t + 1, top, top - 1} - {-1}:
+            low = t & ((1 << 64) - 1)  # the lowest limb; one above in the limb over it
+            over = (t >> 128 << 128) | ((((t >> 64) & ((1 << 64) - 1)) + 1) << 64)
+            for r in {0, t, t - 1, t + 1, top, top - 1, over, over | low} - {-1}:
                 if r >= 1 << level.offset_bits:
                     continue
                 field = r | (c << level.offset_bits)
@@ -128,6 +149,10 @@ def test_the_batch_agrees_with_one_by_one_on_draws_that_tie_a_threshold() -> Non
     fields = np.frombuffer(data, dtype="<u8").reshape(len(draws), words)
     batch = batch_values([level_arrays(level) for level in levels], fields)
     assert batch == [law(u) for u in draws]
+    # and packed from a tape (a source without words): each u - 1 on its threshold
+    from finitedp.oracle import ReplaySource
+
+    assert law.sample_many(len(draws), ReplaySource((law.d, u) for u in draws)) == batch
 
 
 def _ratio_bounds(law: ConvolvedGaussian, z: int, p: Fraction) -> tuple[Fraction, Fraction]:
@@ -191,3 +216,16 @@ def test_the_exact_law_stops_at_its_support_limit() -> None:
     assert EXACT_SUPPORT < 2 * beyond.radius + 1 <= 2**15
     with pytest.raises(ResourceLimitError, match="19009 points"):
         beyond.weights()
+
+
+def test_a_batch_from_a_source_without_words_is_the_one_by_one_law() -> None:
+    # A source that answers uniform(d) only (a recorder, a tape): the batch packs each
+    # draw's u - 1 into the words itself, and gives the values the draws give one by one.
+    from finitedp.oracle import RecordingSource
+    from finitedp.seededsource import SeededSource
+
+    law = ConvolvedGaussian.from_variance(Fraction(39168))
+    recorder = RecordingSource(SeededSource(b"batch"))
+    batch = law.sample_many(200, recorder)
+    assert len(recorder.tape) == 200
+    assert batch == [law(u) for _, u in recorder.tape]
