@@ -229,3 +229,27 @@ def test_a_batch_from_a_source_without_words_is_the_one_by_one_law() -> None:
     batch = law.sample_many(200, recorder)
     assert len(recorder.tape) == 200
     assert batch == [law(u) for _, u in recorder.tape]
+
+
+def test_grid_counts_hold_int64_to_its_edge() -> None:
+    from finitedp.statistics import GridCounts
+
+    assert GridCounts.from_pairs([(2**63 - 1, 2**62), (0, 2**62 - 1)]).n == 2**63 - 1
+    for pairs in ([(2**63, 1)], [(0, 2**62), (1, 2**62)]):
+        with pytest.raises(ParameterError, match="2\\^63"):
+            GridCounts.from_pairs(pairs)
+
+
+def test_offset_division_takes_num_1_and_stops_at_64_bits() -> None:
+    # 4 (top + big) < 2^63 with top = 2 num 2^40 + den and big = 2 den: at num = 1 the
+    # largest den is the one below (2^61 - 2^41) / 3.
+    from finitedp.statistics import offset_division
+
+    assert offset_division(1, 1) == (2, (2**41 + 1) // 2 + 1)
+    edge = -(-(2**61 - 2**41) // 3) - 1
+    assert 4 * ((2 << 40) + edge + 2 * edge) < 2**63 <= 4 * ((2 << 40) + 3 * (edge + 1))
+    offset_division(1, edge)
+    with pytest.raises(ParameterError, match="64 bits"):
+        offset_division(1, edge + 1)
+    with pytest.raises(ParameterError):
+        offset_division(0, 5)
