@@ -253,3 +253,11 @@ def test_offset_division_takes_num_1_and_stops_at_64_bits() -> None:
         offset_division(1, edge + 1)
     with pytest.raises(ParameterError):
         offset_division(0, 5)
+
+
+def test_leading_words_take_values_at_their_bounds() -> None:
+    for values in ([0, 5, 10], [0], [10], [7, 7]):
+        LeadingWords(values, low=0, high=10)
+    for values in ([-1, 5], [5, 11], [6, 5]):
+        with pytest.raises(ParameterError, match="sorted and lie in"):
+            LeadingWords(values, low=0, high=10)
