@@ -136,10 +136,23 @@ def file_sums(
     return WeightedSums(n, dict(sorted(sums.items())))
 
 
-def _ranks(table: Any) -> Callable[[Iterable[Any]], Iterator[bytes]]:
-    def ranks(rows: Iterable[Any]) -> Iterator[bytes]:
-        rank_of = table.value
-        yield np.fromiter((rank_of[row[0]] for row in rows), dtype=np.int64).tobytes()
+def _ranks(table: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """Each Arrow batch of labels as one blob of their ranks (``int64``), in its order:
+    the executors look the labels up in bulk (``pyarrow.compute.index_in``), so no row
+    crosses into Python one at a time."""
+
+    def ranks(batches: Iterator[Any]) -> Iterator[Any]:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        texts, ranks = table.value
+        value_set, rank_of = pa.array(texts, type=pa.string()), np.asarray(ranks, np.int64)
+        for batch in batches:
+            at = pc.index_in(batch.column(0), value_set=value_set)
+            # every label is one of the distinct ones counted before: none is missing
+            blob = rank_of[at.to_numpy(zero_copy_only=False)].tobytes()
+            yield pa.RecordBatch.from_arrays([pa.array([blob], pa.binary())], ["ranks"])
 
     return ranks
 
@@ -168,11 +181,13 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
         raise _named(error, partial(ranked_keys, source, column, universe)) from None
     distinct = sorted({key for _, key in encoded})
     rank_of = {key: rank for rank, key in enumerate(distinct, 1)}
-    table = frame.sparkSession.sparkContext.broadcast({text: rank_of[key] for text, key in encoded})
+    table = frame.sparkSession.sparkContext.broadcast(
+        ([text for text, _ in encoded], [rank_of[key] for _, key in encoded])
+    )
 
     def chunks() -> Iterator[list[int]]:
-        blobs = frame.select(label).rdd.mapPartitions(_ranks(table))
-        for blob in blobs.toLocalIterator():
+        blobs = frame.select(label.alias("label")).mapInArrow(_ranks(table), "ranks binary")
+        for (blob,) in blobs.toLocalIterator():
             yield np.frombuffer(blob, dtype=np.int64).tolist()
 
     return RankedKeys(tuple(distinct), n, chunks)
