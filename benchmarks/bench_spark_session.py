@@ -57,6 +57,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10**7)
     parser.add_argument("--columns", type=int, default=4)
     parser.add_argument("--dir", default=tempfile.gettempdir())
+    parser.add_argument("--only", default="", help="mechanisms to run, a,b (default: all)")
     args = parser.parse_args()
     d = args.columns
     numbers = Path(args.dir) / f"spark-columns-{args.rows}x{d}.parquet"
@@ -119,7 +120,10 @@ def main() -> None:
             )
         )
     print("mechanism              spark (jobs)        / Spark's own   duckdb   spark/duckdb")
+    only = set(filter(None, args.only.split(",")))
     for name, run, against in runs:
+        if only and name not in only:
+            continue
         seconds, jobs = _timed(spark, name, lambda r=run: r("spark"))  # type: ignore[misc]
         start = time.perf_counter()
         run("duckdb")

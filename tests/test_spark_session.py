@@ -146,3 +146,30 @@ def test_ctrl_c_in_a_spark_release_is_one_line(tmp_path: Path) -> None:
     assert process.returncode == 130, err.decode()[-2000:]
     assert lines == ["finitedp release: interrupted; nothing was written"], lines
     assert not out.exists()
+
+
+def test_the_executors_run_the_drivers_python(tmp_path: Path) -> None:
+    # Without PYSPARK_PYTHON, Spark's executors would run the first python3 on PATH,
+    # which may lack finitedp and pyarrow: a stream mechanism's ranks are computed there.
+    pytest.importorskip("pyspark")
+    import shutil
+    import subprocess
+    import sys
+
+    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        pytest.skip("no java")
+    data = tmp_path / "keys.csv"
+    data.write_text("key\n" + "".join(f"k{i % 7}\n" for i in range(500)), encoding="utf-8")
+    out = tmp_path / "r.json"
+    argv = [sys.executable, "-m", "finitedp", "release", str(data), "--column", "key"]
+    argv += ["--universe", "utf8:8", "--epsilon", "1", "--mechanism", "pmg", "--k", "3"]
+    argv += ["--delta", "1/1000", "--engine", "spark", "--quiet", "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    decoy = tmp_path / "bin" / "python3"  # the first python3 on PATH cannot run anything
+    decoy.parent.mkdir()
+    decoy.write_text("#!/bin/sh\nexit 3\n", encoding="utf-8")
+    decoy.chmod(0o755)
+    env["PATH"] = f"{decoy.parent}{os.pathsep}{env.get('PATH', '')}"
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert out.exists() and done.stderr == ""

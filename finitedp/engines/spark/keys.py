@@ -23,6 +23,7 @@ that path's row reader (:mod:`finitedp.io.columns`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from functools import partial
@@ -186,7 +187,9 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
     )
 
     def chunks() -> Iterator[list[int]]:
-        blobs = frame.select(label.alias("label")).mapInArrow(_ranks(table), "ranks binary")
+        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
+            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
+            blobs = frame.select(label.alias("label")).mapInArrow(_ranks(table), "ranks binary")
         for (blob,) in blobs.toLocalIterator():
             yield np.frombuffer(blob, dtype=np.int64).tolist()
 

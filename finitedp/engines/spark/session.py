@@ -108,7 +108,8 @@ def _stderr_to(path: str) -> Iterator[None]:
 
 def spark_session() -> Any:
     """The session ``SparkSession.builder`` gives (``local[*]`` unless a master is
-    configured), its JVM logging to :func:`spark_log`.
+    configured), its JVM logging to :func:`spark_log`, its executors running this
+    Python (``PYSPARK_PYTHON`` if set); an active session is taken as it is.
 
     Raises:
         ParameterError: pyspark is not installed, or Java is missing or broken.
@@ -124,6 +125,11 @@ def spark_session() -> Any:
         return active
     check_java()
     _quiet_loggers()
+    # The executors' Python is this interpreter (unless PYSPARK_PYTHON says another): the
+    # default, the first python3 on PATH, may lack finitedp, numpy or pyarrow, which the
+    # executors' functions import.  PySpark reads it from the environment, not the conf.
+    if not os.environ.get("PYSPARK_PYTHON"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
     builder = SparkSession.builder.appName("finitedp").config(
         "spark.ui.showConsoleProgress", "false"
     )
