@@ -246,3 +246,34 @@ def test_baskets_on_spark_are_the_duckdb_release(
         capsys,
     )
     assert code == 2 and "is not a basket" in err
+
+
+def test_one_pass_summary_pairs_rows_across_uneven_partitions(spark: Any) -> None:
+    """Integer columns on small grids take one job for counts and gaps: partitions of odd,
+    even and zero sizes (pairs crossing them), against the rows in memory; a value out of
+    its bounds falls back to the column-by-column path, which names it."""
+    from finitedp.engines.spark import SparkRows
+
+    rng = np.random.default_rng(11)
+    sizes = [3, 0, 4, 1, 1, 0, 6, 5]
+    data = rng.integers(0, 30, size=(sum(sizes), 2))
+    parts, at = [], 0
+    for size in sizes:
+        parts.append([(int(a), int(b)) for a, b in data[at : at + size].tolist()])
+        at += size
+    rdd = spark.sparkContext.parallelize(range(len(sizes)), len(sizes))
+    frame = rdd.mapPartitionsWithIndex(lambda i, _: iter(parts[i])).toDF("a long, b long")
+    stats = SparkRows(frame, [("a", 0, 29, 1), ("b", 0, 29, 1)])
+    memory = ArrayStatistics([data[:, 0], data[:, 1]])
+    assert stats.n == memory.n == 20 and stats.column_sums() == memory.column_sums()
+    assert stats._raw_gaps is not None  # the one-pass summary was taken
+    for i in range(2):
+        assert stats.column_counts(i).pairs() == memory.column_counts(i).pairs()
+    for levels in ([1, 2, 4, 8, 16, 32], [0, 29]):
+        assert [g.pairs() for g in stats.gap_counts(levels)] == [
+            g.pairs() for g in memory.gap_counts(levels)
+        ]
+    beyond = SparkRows(frame, [("a", 0, 20, 1), ("b", 0, 29, 1)])
+    with pytest.raises(ParameterError, match=r"column 'a': value \d+ is outside \[0, 20\]"):
+        beyond.column_sums()
+    assert beyond._raw_gaps is None

@@ -21,6 +21,7 @@ Paper: Lebeda thesis Alg 17 (what is computed: :class:`~finitedp.statistics.RowS
 
 from __future__ import annotations
 
+import warnings
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -104,6 +105,73 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+#: Grids of at most this many points take the one-pass summary (dense counts per partition).
+DENSE_POINTS = 1 << 16
+
+
+def _summaries(units: Sequence[int]) -> Any:
+    """The function ``mapInArrow`` runs on each partition of the indices ``k0, ...``: its
+    size, first and last rows, each column's counts, and each column's raw gap counts for
+    the pairs starting at even and at odd positions within it (which are the file's pairs
+    depends on the partition's offset, known on the driver), pickled in one record."""
+
+    def summarise(batches: Iterator[Any]) -> Iterator[Any]:
+        import pickle
+
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        d = len(units)
+        counts = [np.zeros(u + 1, np.int64) for u in units]
+        gaps = [[np.zeros(u + 1, np.int64) for u in units] for _ in (0, 1)]
+        size, bad = 0, False
+        first: list[int] | None = None
+        last: list[int] | None = None
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            if any(batch.column(i).null_count for i in range(d)):
+                bad = True  # the driver asks again the way that names the value
+                break
+            columns = [np.asarray(batch.column(i).to_numpy(), dtype=np.int64) for i in range(d)]
+            within = zip(columns, units, strict=True)
+            if any(int(c.min()) < 0 or int(c.max()) > u for c, u in within):
+                bad = True
+                break
+            first = first or [int(c[0]) for c in columns]
+            start = size if last is None else size - 1  # the position of joined[0]
+            for i, c in enumerate(columns):
+                counts[i] += np.bincount(c, minlength=units[i] + 1)
+                joined = c if last is None else np.concatenate(([last[i]], c))
+                g = np.abs(np.diff(joined))  # g[t]: the rows start + t and start + t + 1
+                for a in (0, 1):
+                    gaps[a][i] += np.bincount(g[(a - start) % 2 :: 2], minlength=units[i] + 1)
+            last = [int(c[-1]) for c in columns]
+            size += batch.num_rows
+
+        def sparse(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            at = np.flatnonzero(a)
+            return at, a[at]
+
+        found = (
+            size,
+            bad,
+            first,
+            last,
+            [sparse(c) for c in counts],
+            [[sparse(g) for g in side] for side in gaps],
+        )
+        blob = pickle.dumps(found)
+        context = TaskContext.get()
+        assert context is not None  # mapInArrow runs it in a task
+        part = context.partitionId()
+        yield pa.RecordBatch.from_arrays(
+            [pa.array([part], pa.int32()), pa.array([blob], pa.binary())], ["p", "blob"]
+        )
+
+    return summarise
+
+
 class SparkRows(SparkStatistics):
     """:class:`~finitedp.statistics.RowStatistics` of a PySpark DataFrame's columns (PLAN).
 
@@ -142,10 +210,14 @@ class SparkRows(SparkStatistics):
             self.index.append(f"(CAST({v} AS BIGINT) * {alpha} - {beta})")
         self._counts: list[GridCounts] | None = None
         self._texts: dict[int, list[tuple[str, int, int]]] = {}
+        #: each column's raw gap counts, from the one-pass summary (None: not taken)
+        self._raw_gaps: list[dict[int, int]] | None = None
 
     def _check(self) -> list[GridCounts]:
         """Each column's counts, kept: every value checked before any row statistic (a
         text column's distinct texts and their indices kept for the joins)."""
+        if self._counts is None and self._summarise():
+            assert self._counts is not None
         if self._counts is None:
             counts = []
             for i, rule in enumerate(self.index):
@@ -161,6 +233,49 @@ class SparkRows(SparkStatistics):
             self._n = counts[0].n
             self._sums = [c.total() for c in counts]
         return self._counts
+
+    def _summarise(self) -> bool:
+        """Counts and raw gaps of every column in one job (:func:`_summaries`), when every
+        column is an integer one mapped in place on a grid of at most ``DENSE_POINTS``;
+        ``False`` (nothing kept) otherwise, or when a value is refused: the column-by-column
+        path then names it."""
+        import pickle
+
+        units = [c.units for c in self.columns]
+        if any(rule is None for rule in self.index) or max(units) >= DENSE_POINTS:
+            return False
+        indices = self.frame.selectExpr(*(f"{rule} AS k{i}" for i, rule in enumerate(self.index)))
+        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
+            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
+            job = indices.mapInArrow(_summaries(units), "p int, blob binary")
+        parts = sorted((int(p), pickle.loads(blob)) for p, blob in job.collect())
+        if any(part[1] for _, part in parts):
+            return False
+        d, n = self.d, 0
+        counts: list[dict[int, int]] = [{} for _ in range(d)]
+        gaps: list[dict[int, int]] = [{} for _ in range(d)]
+        pending: list[int] | None = None  # the last row of an even position, unpaired
+        for _, (size, _, first, last, column_counts, sides) in parts:
+            if not size:
+                continue
+            for i, (at, c) in enumerate(column_counts):
+                for k, count in zip(at.tolist(), c.tolist(), strict=True):
+                    counts[i][k] = counts[i].get(k, 0) + count
+            if n % 2:  # this partition's first row closes the pair its predecessor opened
+                assert pending is not None and first is not None
+                for i in range(d):
+                    g = abs(first[i] - pending[i])
+                    gaps[i][g] = gaps[i].get(g, 0) + 1
+            for i, (at, c) in enumerate(sides[n % 2]):
+                for g, count in zip(at.tolist(), c.tolist(), strict=True):
+                    gaps[i][g] = gaps[i].get(g, 0) + count
+            n += size
+            pending = last if n % 2 else None
+        self._counts = [GridCounts.from_pairs(c.items()) for c in counts]
+        self._raw_gaps = gaps
+        self._n = n
+        self._sums = [c.total() for c in self._counts]
+        return True
 
     def column_counts(self, i: int) -> GridCounts:
         return self._check()[i]
@@ -207,6 +322,17 @@ class SparkRows(SparkStatistics):
     def gap_counts(self, levels: Sequence[int]) -> list[GridCounts]:
         from pyspark.sql import functions as f
 
+        self._check()
+        if self._raw_gaps is not None:  # counted with the columns, in the same job
+            top = np.asarray(levels, dtype=np.int64)
+            out = []
+            for column_gaps in self._raw_gaps:
+                merged: dict[int, int] = {}
+                for g, count in column_gaps.items():
+                    k = int(np.searchsorted(top, g))
+                    merged[k] = merged.get(k, 0) + count
+                out.append(GridCounts.from_pairs(merged.items()))
+            return out
         d = self.d
         pairs = self._tagged(True).groupBy(f.expr("r div 2").alias("j"))
         gaps = pairs.agg(
@@ -216,19 +342,19 @@ class SparkRows(SparkStatistics):
         raw = all(c.units < RAW_GAPS for c in self.columns)  # gaps counted raw, levels here
         stack = ", ".join(f"{i}, g{i}" for i in range(d))
         stacked = gaps.selectExpr(f"stack({d}, {stack}) AS (i, g)")
-        merged: list[dict[int, int]] = [{} for _ in range(d)]
+        merged_by: list[dict[int, int]] = [{} for _ in range(d)]
         if raw:
             top = np.asarray(levels, dtype=np.int64)
             found = stacked.groupBy("i", "g").count()
             small = d * max(c.units for c in self.columns) < 1 << 16  # one job: collect
             for i, g, count in found.collect() if small else found.toLocalIterator():
                 k = int(np.searchsorted(top, int(g)))
-                merged[int(i)][k] = merged[int(i)].get(k, 0) + int(count)
+                merged_by[int(i)][k] = merged_by[int(i)].get(k, 0) + int(count)
         else:
             for i, digits, lead, below, count in _level_counts(stacked, "g", levels, "i"):
                 k = _level(levels, (digits, lead), below)
-                merged[int(i)][k] = merged[int(i)].get(k, 0) + int(count)
-        return [GridCounts.from_pairs(m.items()) for m in merged]
+                merged_by[int(i)][k] = merged_by[int(i)].get(k, 0) + int(count)
+        return [GridCounts.from_pairs(m.items()) for m in merged_by]
 
     def _scaled(self, centre: Sequence[int], scales: Sequence[int]) -> Any:
         """The frame of ``k0, ...`` and ``s = ||w||^2`` (``decimal(38, 0)``)."""
