@@ -273,6 +273,23 @@ def test_one_pass_summary_pairs_rows_across_uneven_partitions(spark: Any) -> Non
         assert [g.pairs() for g in stats.gap_counts(levels)] == [
             g.pairs() for g in memory.gap_counts(levels)
         ]
+    centre, scales = [14, 15], [3, 5]
+    radii = [1, 10, 40, 90]
+    got = stats.norm_counts(centre, scales, radii).pairs()
+    assert got == memory.norm_counts(centre, scales, radii).pairs()
+
+    def rows(source: Any, within: int) -> list[tuple[int, ...]]:
+        return sorted(
+            (*r, n)
+            for b, ns in source.rows_beyond(centre, scales, within)
+            for r, n in zip(b.tolist(), ns, strict=True)
+        )
+
+    for within in (0, 40, 10**6):  # none within (a centre no row has), some, all
+        assert stats.rounded_sums(centre, scales, 3, 17, within) == memory.rounded_sums(
+            centre, scales, 3, 17, within
+        )
+        assert rows(stats, within) == rows(memory, within)
     beyond = SparkRows(frame, [("a", 0, 20, 1), ("b", 0, 29, 1)])
     with pytest.raises(ParameterError, match=r"column 'a': value \d+ is outside \[0, 20\]"):
         beyond.column_sums()
