@@ -261,3 +261,26 @@ def test_leading_words_take_values_at_their_bounds() -> None:
     for values in ([-1, 5], [5, 11], [6, 5]):
         with pytest.raises(ParameterError, match="sorted and lie in"):
             LeadingWords(values, low=0, high=10)
+
+
+def test_tail_within_above_one_table_is_the_certified_tail_at_its_edge() -> None:
+    law = ConvolvedGaussian.from_variance(Fraction(39168))  # one level above the table
+    assert law.levels >= 1
+    for a in (0, 10, law.radius // 3, law.radius // 2):
+        bound = law.tail_bound(a)
+        assert 0 < bound <= 1
+        assert law.tail_within(a, bound) and not law.tail_within(a, bound - Fraction(1, 10**40))
+    assert law.tail_within(law.radius, Fraction(1, 10**40))  # nothing beyond the support
+
+
+def test_the_exact_hockey_stick_is_the_sum_of_positive_gaps() -> None:
+    law = ConvolvedGaussian.from_variance(Fraction(9))
+    pmf = law.pmf()
+    for e, shift in ((Fraction(1), 1), (Fraction(3), 1), (Fraction(5, 2), 2)):
+        points = range(-law.radius, law.radius + shift + 1)
+        gaps = (pmf.get(o, Fraction(0)) - e * pmf.get(o - shift, Fraction(0)) for o in points)
+        assert law.hockey_stick(e, sensitivity=shift) == sum(
+            (g for g in gaps if g > 0), Fraction(0)
+        )
+    with pytest.raises(ParameterError, match="at least 1"):
+        law.hockey_stick(Fraction(1, 2))
