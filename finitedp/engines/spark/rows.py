@@ -9,9 +9,13 @@ Paper: Lebeda thesis Alg 17 (what is computed: :class:`~finitedp.statistics.RowS
   driver (:meth:`~finitedp.io.numeric.NumericColumn.index`), as its counts are.
 * **Order.** The rows' order is the DataFrame's: partition by partition, each in its
   order (what ``zipWithIndex`` numbers; a file that ``spark.read`` reads is in file
-  order).  Each row's number is its partition's offset plus its position
+  order).  Integer columns on grids of fewer than ``DENSE_POINTS`` points are summarised
+  in one job (:func:`_summaries`): each partition's counts, its first and last rows and
+  its gaps for pairs starting at even and at odd positions; the driver, from the
+  partitions' sizes, takes each one's parity and pairs the rows across their edges.
+  Otherwise each row's number is its partition's offset plus its position
   (``monotonically_increasing_id``), the offsets counted on the driver first, before any
-  join; the pairs ``(2j, 2j + 1)`` are grouped by ``j``.
+  join, and the pairs ``(2j, 2j + 1)`` are grouped by ``j``.
 * **Arithmetic.** Indices and scaled rows are ``long`` (``|w| < 2^40``), squared norms
   and sums ``decimal(38, 0)``; a value's level among the public levels is counted by its
   digits' key joined with the levels that share it (:func:`_level_counts`); floor
