@@ -294,3 +294,24 @@ def test_one_pass_summary_pairs_rows_across_uneven_partitions(spark: Any) -> Non
     with pytest.raises(ParameterError, match=r"column 'a': value \d+ is outside \[0, 20\]"):
         beyond.column_sums()
     assert beyond._raw_gaps is None
+
+
+def test_every_columns_counts_come_from_one_job(spark: Any) -> None:
+    """The counts need no noisy answer in between: the first column's question runs the
+    job for all integer columns, and the others run none (equal to one by one)."""
+    rows = [(i % 7, (i * 3) % 11, i % 2) for i in range(300)]
+    frame = spark.createDataFrame(rows, "a long, b int, c long").repartition(3)
+    columns = [("a", 0, 6, 1), ("b", 0, 10, 1), ("c", 0, 1, 1)]
+    stats = SparkStatistics(frame, columns)
+    context = spark.sparkContext
+    context.setJobGroup("first-column", "first")
+    first = stats.column_counts(0)
+    assert len(context.statusTracker().getJobIdsForGroup("first-column")) >= 1
+    context.setJobGroup("other-columns", "others")
+    others = [stats.column_counts(1), stats.column_counts(2)]
+    assert context.statusTracker().getJobIdsForGroup("other-columns") == []
+    memory = ArrayStatistics([np.array([r[i] for r in frame.collect()]) for i in range(3)])
+    assert [c.pairs() for c in (first, *others)] == [
+        memory.column_counts(i).pairs() for i in range(3)
+    ]
+    assert stats.n == 300

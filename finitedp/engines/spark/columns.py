@@ -174,6 +174,7 @@ class SparkStatistics:
             self.grids.append(_IntegerGrid(column, column.name, clamp) if typed else None)
         self._n: int | None = None
         self._sums: list[int] | None = None
+        self._raw: list[dict[int | None, int]] | None = None
 
     @property
     def n(self) -> int:
@@ -223,13 +224,40 @@ class SparkStatistics:
             )
         if grid is None:
             return GridCounts.from_pairs(self._text_pairs(i).items())
+        raw = self._raw_counts()
         pairs = []  # the raw integers grouped in their own type, each distinct one mapped here
-        for v, count in self.frame.groupBy(_ref(grid.name)).count().toLocalIterator():
+        found = (
+            raw[i].items()
+            if raw is not None
+            else self.frame.groupBy(_ref(grid.name)).count().toLocalIterator()
+        )
+        for v, count in found:
             k = None if v is None else grid.map.index(int(v))
             if k is None:
                 raise self._refused(i, grid)
             pairs.append((k, int(count)))
         return GridCounts.from_pairs(pairs)
+
+    def _raw_counts(self) -> list[dict[int | None, int]] | None:
+        """Every column's count of each raw integer, from one job (the columns stacked as
+        ``(i, v)`` pairs, then one ``groupBy``), kept; ``None`` unless every column is an
+        integer one.  The counts need no noisy answer in between, so one job serves all."""
+        from pyspark.sql import functions as f
+
+        if self._raw is not None or any(g is None for g in self.grids):
+            return self._raw
+        pairs = [
+            f.struct(f.lit(i).alias("i"), _ref(g.name).cast("long").alias("v"))
+            for i, g in enumerate(self.grids)
+            if g is not None
+        ]
+        stacked = self.frame.select(f.explode(f.array(*pairs)).alias("p")).select("p.i", "p.v")
+        raw: list[dict[int | None, int]] = [{} for _ in self.grids]
+        for i, v, count in stacked.groupBy("i", "v").count().toLocalIterator():
+            raw[int(i)][None if v is None else int(v)] = int(count)
+        self._raw = raw
+        self._n = sum(raw[0].values())
+        return raw
 
     def _refused(self, i: int, grid: _IntegerGrid) -> ParameterError:
         """A refused value of an integer column, shown (Spark rows have no line numbers)."""
