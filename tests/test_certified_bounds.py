@@ -211,12 +211,12 @@ def test_the_zcdp_window_is_within_a_sixteenth_sigma_of_the_guards_edge() -> Non
     # guard and one such step beyond it does not, for variances with large denominators.
     from math import isqrt
 
-    from finitedp.counting.convolvedprivacy import ZCDP_GUARD
     from finitedp.counting.smoothing import statement
 
     def meets(law: ConvolvedGaussian, window: int) -> bool:
         bounds = law.certificate(window)
-        return bounds is not None and statement(*bounds) * (1 << ZCDP_GUARD) <= law.ideal_rho(1)
+        # the guard the proof note states: what the sandwich adds is at most rho / 2^20
+        return bounds is not None and statement(*bounds) * 2**20 <= law.ideal_rho(1)
 
     for sigma2 in (Fraction(7 * 10**6 + 1, 7), Fraction(123456789, 1000)):
         law = ConvolvedGaussian.from_variance(sigma2)
@@ -241,3 +241,86 @@ def test_the_conversions_at_rho_zero_and_on_the_fine_grid_of_orders() -> None:
             (a - 1) * (a * _mp(rho) - _mp(eps)) + a * mpmath.log(1 - 1 / a) - mpmath.log(a - 1)
         )
         assert exact <= _mp(delta) <= exact * (1 + mpmath.mpf(2) ** -60)
+
+
+#: The convolved law's certified figures for four laws (one and two levels), exact:
+#: the window, rho' and delta0 as stated, and a digest of the certificate (eps, eta) at
+#: the window and of the tail bound at half of it, thousands of digits each.  Any change
+#: to the arithmetic behind a stated figure (a precision, a margin, a rounding) moves them:
+#: it must be made on purpose and these updated, as the reference vectors would be.
+STATEMENTS = {
+    "39168": (
+        2324,
+        "1180592221221514268899/92482825200519131865022464",
+        "991042352641789057/11692013098647223345629478661730264157247460343808",
+        "2eaa01eef5ce836aae449757ac2fadce",
+    ),
+    "1000000": (
+        13503,
+        "37778953000448106912693/75557863725914323419136000000",
+        "12377743935386677719/803469022129495137770981046170581301261101496891396417650688",
+        "497bed2e94700419be6f584f6c064cea",
+    ),
+    "300000/7": (  # whose window moves with the margin D (TAIL_EXPONENT)
+        2433,
+        "132226307644118303455363/11333679558887148512870400000",
+        "14075528161587081057/187072209578355573530071658587684226515959365500928",
+        "85bb787036692342a04bea6ad43f14b5",
+    ),
+    "1000000007/13": (
+        111424,
+        "8046616042475075583684750465/1237940047950960549896786148293869568",
+        "27678271836469401749/49039857307708443467467104868809893875799651909875269632",
+        "a6b9f02beed854e790a3154a0e6fa732",
+    ),
+}
+
+
+@pytest.mark.parametrize("sigma2", sorted(STATEMENTS))
+def test_the_stated_figures_are_the_recorded_ones(sigma2: str) -> None:
+    import hashlib
+
+    window, rho, delta0, digest = STATEMENTS[sigma2]
+    law = ConvolvedGaussian.from_variance(Fraction(sigma2))
+    claim = law.zcdp(1)
+    assert (law.zcdp_window(1), str(claim.rho), str(claim.rho_delta)) == (window, rho, delta0)
+    certificate = law.certificate(window)
+    assert certificate is not None
+    eps, eta = certificate
+    text = f"{eps}|{eta}|{law.tail_bound(window // 2)}"
+    assert hashlib.sha256(text.encode()).hexdigest()[:32] == digest
+
+
+def test_the_accountants_figures_are_the_recorded_ones() -> None:
+    from finitedp.accounting.convert import cks_delta, zcdp_epsilon
+
+    epsilons = {  # (rho, delta): (all orders, integer orders)
+        ("1/2", "1/1000000"): ("148975/28526", "148975/28526"),
+        ("1/1000", "1/1000000000"): ("20955/85489", "52331/213492"),
+        ("4", "1/1000"): ("276691/20820", "462772/34225"),
+    }
+    for (rho, delta), (every, integer) in epsilons.items():
+        assert str(zcdp_epsilon(Fraction(rho), Fraction(delta))) == every
+        assert str(zcdp_epsilon(Fraction(rho), Fraction(delta), integer_orders=True)) == integer
+    deltas = {
+        ("1/2", "5"): ("876767158439498861/302231454903657293676544", "23/4"),
+        ("4", "5"): ("318005183106427702862973/604462909807314587353088", "21/16"),
+        ("1/1000", "1/10"): ("705021424814053834377/1208925819614629174706176", "59"),
+    }
+    for (rho, eps), (delta, alpha) in deltas.items():
+        got = cks_delta(Fraction(rho), Fraction(eps))
+        assert (str(got[0]), str(got[1])) == (delta, alpha)
+    # a bound of at least 1 is stated as 1 (ln delta = 0.078 at rho = 9/4, eps = 0)
+    assert cks_delta(Fraction(9, 4), Fraction(0)) == (1, Fraction(5, 4))
+
+
+def test_round_up_far_above_its_scale_and_a_full_certificate() -> None:
+    # x >= 2^64 times its unit: rounded up on a grid coarser than 1
+    for x in (Fraction(2**70) + Fraction(1, 3), Fraction(3**50, 7)):
+        up = round_up(x)
+        assert x <= up <= x * (1 + Fraction(1, 2**63)) and up.denominator == 1
+    # a window whose top weight is 1 leaves eta = 1: no certificate there
+    law = ConvolvedGaussian.from_variance(100)
+    radius = law._certifier._top_radius
+    assert law._certifier._top_weights[radius] == 1
+    assert law.certificate(radius) is None and law.certificate(radius - 1) is not None
