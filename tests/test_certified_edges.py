@@ -284,3 +284,25 @@ def test_the_exact_hockey_stick_is_the_sum_of_positive_gaps() -> None:
         )
     with pytest.raises(ParameterError, match="at least 1"):
         law.hockey_stick(Fraction(1, 2))
+
+
+def test_the_integer_types_widths_are_duckdbs() -> None:
+    # The overflow guard takes a column's width from this table: each is the type's own
+    # (its largest value casts, one more does not).
+    import duckdb
+
+    from finitedp.engines.duckdb.statistics import INTEGER_TYPES
+
+    con = duckdb.connect()
+    for name, bits in INTEGER_TYPES.items():
+        top = (1 << bits) - 1 if name.startswith("U") else (1 << (bits - 1)) - 1
+        assert con.execute(f"SELECT CAST({top} AS {name})").fetchone() == (top,)
+        with pytest.raises(duckdb.Error):
+            con.execute(f"SELECT CAST({top + 1} AS {name})").fetchone()
+
+
+def test_an_alias_tables_domain_is_columns_times_total() -> None:
+    from finitedp.counting.alias import AliasTable
+
+    table = AliasTable([1, 1, 3, 3])
+    assert (table.columns, table.total, table.domain) == (4, 8, 32)
