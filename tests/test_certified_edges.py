@@ -306,3 +306,24 @@ def test_an_alias_tables_domain_is_columns_times_total() -> None:
 
     table = AliasTable([1, 1, 3, 3])
     assert (table.columns, table.total, table.domain) == (4, 8, 32)
+
+
+def test_round_two_edges_of_grid_counts_words_and_laws() -> None:
+    # GridCounts is immutable and checks its last index; LeadingWords checks the order in
+    # the middle; the convolved law stops at sigma^2 = 2^128 exactly.
+    import dataclasses
+
+    from finitedp.resources import ResourceLimitError
+    from finitedp.statistics import GridCounts
+
+    counts = GridCounts.from_pairs([(0, 1), (10, 1)])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        counts.indices = counts.counts  # type: ignore[misc]
+    counts.check(2, 11)
+    with pytest.raises(ParameterError, match="every grid index"):
+        counts.check(2, 10)
+    with pytest.raises(ParameterError, match="sorted"):
+        LeadingWords([1, 5, 3, 9], low=0, high=10)
+    assert ConvolvedGaussian.from_variance(Fraction(1 << 128)).levels == 15
+    with pytest.raises(ResourceLimitError, match="at most 2\\^128"):
+        ConvolvedGaussian.from_variance(Fraction(1 << 128) + Fraction(1, 3))

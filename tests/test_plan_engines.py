@@ -9,6 +9,7 @@ PLAN fed any of them makes the same release for the same draws.
 from __future__ import annotations
 
 import gc
+import shutil
 import tempfile
 from collections.abc import Iterator
 from fractions import Fraction
@@ -265,9 +266,18 @@ def test_the_copy_is_refused_beyond_the_free_disk_and_removed_after_use(
         del rows
         gc.collect()
         assert not folder.exists()
-        monkeypatch.setattr(duckrows, "COPY_BYTES", 1 << 60)
-        with pytest.raises(ResourceLimitError, match="set TMPDIR to a larger disk"):
-            duckdb_rows(source, _columns(2, 0, 11), Progress(False, 0)).column_sums()
+        # 8 bytes a value: 6 rows x 2 columns need 96 bytes; 95 free is too little
+        usage = shutil.disk_usage(tempfile.gettempdir())
+        for free, refused in ((96, False), (95, True)):
+            monkeypatch.setattr(
+                duckrows.shutil, "disk_usage", lambda _, f=free: usage._replace(free=f)
+            )
+            rows = duckdb_rows(source, _columns(2, 0, 11), Progress(False, 0))
+            if refused:
+                with pytest.raises(ResourceLimitError, match="set TMPDIR to a larger disk"):
+                    rows.column_sums()
+            else:
+                assert rows.column_sums() == [30, 36]
 
 
 def test_a_failed_copy_is_a_clear_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
