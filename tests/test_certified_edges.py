@@ -327,3 +327,21 @@ def test_round_two_edges_of_grid_counts_words_and_laws() -> None:
     assert ConvolvedGaussian.from_variance(Fraction(1 << 128)).levels == 15
     with pytest.raises(ResourceLimitError, match="at most 2\\^128"):
         ConvolvedGaussian.from_variance(Fraction(1 << 128) + Fraction(1, 3))
+
+
+def test_the_convolved_tables_estimate_at_its_edge(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 400 bytes a column, 60 columns a unit of sigma_B + sigma_J, two more: refused one
+    # byte below the estimate, built at it.
+    from math import isqrt
+
+    from finitedp.counting.convolvedtables import DEFAULT_DESIGN, plan_levels
+    from finitedp.resources import MEMORY_ENV, ResourceLimitError
+
+    sigma2 = Fraction(39168)
+    top = plan_levels(sigma2, DEFAULT_DESIGN)[1]
+    columns = 60 * (isqrt(int(top) + 1) + isqrt(int(DEFAULT_DESIGN.base_sigma2) + 1) + 2)
+    monkeypatch.setenv(MEMORY_ENV, str(400 * columns - 1))
+    with pytest.raises(ResourceLimitError, match=f"about {columns} columns"):
+        ConvolvedGaussian.from_variance(sigma2)
+    monkeypatch.setenv(MEMORY_ENV, str(400 * columns))
+    assert ConvolvedGaussian.from_variance(sigma2).levels == 1
