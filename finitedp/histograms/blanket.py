@@ -56,9 +56,10 @@ __all__ = [
 ]
 
 #: Microseconds per row of a release over ``2^64``, rounded up from a 2-core machine
-#: (7 us with ``n/2`` distinct rows, ``benchmarks/bench_blanket.py``; 16 with ``n``
-#: distinct rows): the noisy counts, ``2n + 1`` chain steps and ``2n`` shuffle draws.
-BLANKET_US = 25
+#: (2026-11-29: 2.7-4.5 us with 10^4 distinct keys at 10^6-10^7 rows,
+#: ``benchmarks/bench_seeded.py``; 11 with every row distinct at 10^6): the noisy
+#: counts, ``2n + 1`` chain steps and ``2n`` shuffle draws.
+BLANKET_US = 16
 
 #: FastSample's uniform share is 2^-PHANTOM_BITS / N: any absent key is listed far off
 #: (the uniform component's count) with probability at most 2^-40 per release.
