@@ -17,6 +17,8 @@ import duckdb
 import numpy as np
 import pytest
 from cli_run import run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pyspark")
 
@@ -315,3 +317,36 @@ def test_every_columns_counts_come_from_one_job(spark: Any) -> None:
         memory.column_counts(i).pairs() for i in range(3)
     ]
     assert stats.n == 300
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_norm_levels_in_arrays_are_the_exact_levels(data: Any) -> None:
+    """Two 40-bit words per squared norm, searched on the high word and then on the low
+    one among the radii that share it: each row's level is the exact least radius at or
+    above its norm (radii at and around the rows' own norms, and up to 2^50)."""
+    import bisect
+    from math import isqrt
+
+    from finitedp.engines.spark.rows import norm_levels
+
+    d = data.draw(st.integers(1, 8))
+    span = data.draw(st.integers(1, 2000))
+    rows = data.draw(
+        st.lists(st.lists(st.integers(0, span), min_size=d, max_size=d), min_size=1, max_size=40)
+    )
+    centre = data.draw(st.lists(st.integers(0, span), min_size=d, max_size=d))
+    scales = data.draw(
+        st.lists(st.integers(1, (1 << (40 - span.bit_length())) - 1), min_size=d, max_size=d)
+    )
+    s = [
+        sum(((v - m) * p) ** 2 for v, m, p in zip(row, centre, scales, strict=True)) for row in rows
+    ]
+    edges = {isqrt(x) + e for x in s for e in (-1, 0, 1)}
+    radii = sorted({r for r in edges | set(data.draw(st.lists(st.integers(1, 1 << 50)))) if r > 0})
+    squares = [r * r for r in radii]
+    high = np.array([q >> 40 for q in squares], dtype=np.int64)
+    low = np.array([q & ((1 << 40) - 1) for q in squares], dtype=np.int64)
+    columns = [np.array([row[i] for row in rows], dtype=np.int64) for i in range(d)]
+    got = norm_levels(columns, centre, scales, high, low).tolist()
+    assert got == [min(bisect.bisect_left(squares, x), len(squares) - 1) for x in s]

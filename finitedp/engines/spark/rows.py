@@ -176,6 +176,67 @@ def _summaries(units: Sequence[int]) -> Any:
     return summarise
 
 
+def norm_levels(
+    columns: Sequence[np.ndarray],
+    centre: Sequence[int],
+    scales: Sequence[int],
+    high: np.ndarray,
+    low: np.ndarray,
+) -> np.ndarray:
+    """Each row's level, exactly, in ``int64`` arrays: the least ``k`` with
+    ``C_k^2 = high[k] 2^40 + low[k] >= s`` (the top level if none), ``s = ||w||^2``.
+
+    ``|w| < 2^40`` is split as ``h 2^20 + l``, so ``s = A 2^40 + B 2^21 + C`` with each of
+    ``A = sum h^2``, ``B = sum h l``, ``C = sum l^2`` below ``2^60`` (``d < 2^20``), then
+    carried into two 40-bit words ``(hi, lo)``; the levels are searched on ``hi`` and, where
+    ``hi`` ties with a radius' word, on ``lo`` within the radii sharing it.
+    """
+    a = np.zeros(len(columns[0]), np.int64)
+    b, c = a.copy(), a.copy()
+    for column, m, p in zip(columns, centre, scales, strict=True):
+        w = np.abs((column - m) * p)
+        upper, lower = w >> 20, w & ((1 << 20) - 1)
+        a += upper * upper
+        b += upper * lower
+        c += lower * lower
+    carry = ((b & ((1 << 19) - 1)) << 21) + c  # B = Bh 2^19 + Bl: B 2^21 = Bh 2^40 + Bl 2^21
+    hi = a + (b >> 19) + (carry >> 40)
+    lo = carry & ((1 << 40) - 1)
+    top = len(high)
+    at = np.searchsorted(high, hi, side="left")
+    ties = (at < top) & (high[np.minimum(at, top - 1)] == hi)
+    for word in np.unique(hi[ties]):
+        first, last = np.searchsorted(high, word, "left"), np.searchsorted(high, word, "right")
+        rows = ties & (hi == word)
+        at[rows] = first + np.searchsorted(low[first:last], lo[rows], "left")
+    return np.asarray(np.minimum(at, top - 1), dtype=np.int64)
+
+
+def _level_histograms(
+    centre: Sequence[int], scales: Sequence[int], high: np.ndarray, low: np.ndarray
+) -> Any:
+    """The function ``mapInArrow`` runs on each partition of the indices: its count of
+    each level (:func:`norm_levels`), pickled in one record."""
+
+    def count(batches: Iterator[Any]) -> Iterator[Any]:
+        import pickle
+
+        import pyarrow as pa
+
+        found = np.zeros(len(high), np.int64)
+        for batch in batches:
+            if batch.num_rows:
+                columns = [
+                    np.asarray(batch.column(i).to_numpy(), dtype=np.int64)
+                    for i in range(batch.num_columns)
+                ]
+                levels = norm_levels(columns, centre, scales, high, low)
+                found += np.bincount(levels, minlength=len(high))
+        yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(found)], pa.binary())], ["b"])
+
+    return count
+
+
 class SparkRows(SparkStatistics):
     """:class:`~finitedp.statistics.RowStatistics` of a PySpark DataFrame's columns (PLAN).
 
@@ -371,6 +432,8 @@ class SparkRows(SparkStatistics):
         self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
     ) -> GridCounts:
         squares, top = [c * c for c in radii], len(radii) - 1
+        if self._raw_gaps is not None and squares[-1] >> 40 < 1 << 62:
+            return self._norm_counts_in_arrow(centre, scales, squares)
         merged: dict[int, int] = {}
         for digits, lead, below, count in _level_counts(
             self._scaled(centre, scales), "s", squares, None
@@ -378,6 +441,27 @@ class SparkRows(SparkStatistics):
             k = min(_level(squares, (digits, lead), below), top)
             merged[k] = merged.get(k, 0) + int(count)
         return GridCounts.from_pairs(merged.items())
+
+    def _norm_counts_in_arrow(
+        self, centre: Sequence[int], scales: Sequence[int], squares: Sequence[int]
+    ) -> GridCounts:
+        """The norms' levels in one job over the indices (:func:`norm_levels` in the
+        executors), when the one-pass summary was taken (integer columns, small grids)."""
+        import pickle
+
+        high = np.array([q >> 40 for q in squares], dtype=np.int64)
+        low = np.array([q & ((1 << 40) - 1) for q in squares], dtype=np.int64)
+        rules = (f"{rule} AS k{i}" for i, rule in enumerate(self.index))
+        indices = self.frame.selectExpr(*rules)
+        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
+            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
+            job = indices.mapInArrow(
+                _level_histograms(list(centre), list(scales), high, low), "b binary"
+            )
+        total = np.zeros(len(squares), np.int64)
+        for (blob,) in job.collect():
+            total += pickle.loads(blob)
+        return GridCounts.from_pairs((k, int(c)) for k, c in enumerate(total.tolist()) if c)
 
     def rounded_sums(
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
