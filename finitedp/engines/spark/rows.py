@@ -18,7 +18,8 @@ Paper: Lebeda thesis Alg 17 (what is computed: :class:`~finitedp.statistics.RowS
   join, and the pairs ``(2j, 2j + 1)`` are grouped by ``j``.
 * **Arithmetic.** Indices and scaled rows are ``long`` (``|w| < 2^40``), squared norms
   and sums ``decimal(38, 0)``; a value's level among the public levels is counted by its
-  digits' key joined with the levels that share it (:func:`_level_counts`); floor
+  digits' key joined with the levels that share it (:func:`_level_counts`), or, on the
+  one-pass path, by :func:`norm_levels` in the executors (two 40-bit words); floor
   division by an offset (``div`` truncates).  Exact, so the answers are numpy's
   and DuckDB's.
 """
