@@ -292,6 +292,23 @@ def test_one_pass_summary_pairs_rows_across_uneven_partitions(spark: Any) -> Non
             centre, scales, 3, 17, within
         )
         assert rows(stats, within) == rows(memory, within)
+    # scales at and past |w| < 2^40: the arrays' words, then Spark SQL's decimals
+    import bisect
+    from math import isqrt
+
+    for big in (1 << 34, 1 << 36):
+        wide = [big, big - 1]
+        norms = [
+            sum(((v - m) * p) ** 2 for v, m, p in zip(r, centre, wide, strict=True))
+            for r in data.tolist()
+        ]
+        radii2 = sorted({1, *(isqrt(x) for x in norms), *(isqrt(x) + 1 for x in norms)})
+        squares = [r * r for r in radii2]
+        want: dict[int, int] = {}
+        for x in norms:
+            k = min(bisect.bisect_left(squares, x), len(squares) - 1)
+            want[k] = want.get(k, 0) + 1
+        assert stats.norm_counts(centre, wide, radii2).pairs() == sorted(want.items())
     beyond = SparkRows(frame, [("a", 0, 20, 1), ("b", 0, 29, 1)])
     with pytest.raises(ParameterError, match=r"column 'a': value \d+ is outside \[0, 20\]"):
         beyond.column_sums()

@@ -433,8 +433,12 @@ class SparkRows(SparkStatistics):
         self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
     ) -> GridCounts:
         squares, top = [c * c for c in radii], len(radii) - 1
-        if self._raw_gaps is not None and squares[-1] >> 40 < 1 << 62:
-            return self._norm_counts_in_arrow(centre, scales, squares)
+        widest = max(
+            (c.units + abs(m)) * abs(p)
+            for c, m, p in zip(self.columns, centre, scales, strict=True)
+        )
+        if self._raw_gaps is not None and widest < 1 << 40 and squares[-1] >> 40 < 1 << 62:
+            return self._norm_counts_in_arrow(centre, scales, squares)  # |w| < 2^40: int64
         merged: dict[int, int] = {}
         for digits, lead, below, count in _level_counts(
             self._scaled(centre, scales), "s", squares, None
