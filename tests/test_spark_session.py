@@ -111,24 +111,32 @@ def test_a_root_record_of_py4j_goes_to_the_log(
     assert capsys.readouterr().err == "mine\n"
 
 
-def test_ctrl_c_in_a_spark_release_is_one_line(tmp_path: Path) -> None:
-    # SIGINT while Spark starts or runs a job: exit 130 and one line (Py4J's tracebacks
-    # go to the Spark log), or, if the release ended first, its usual output.
+def _spark_release(tmp_path: Path, rows: int, keys: int, *flags: str) -> tuple[list[str], Path]:
+    """The command line of a Spark release of a key file, in its own process (skipped
+    without pyspark or Java), and the path of its document."""
     pytest.importorskip("pyspark")
     import shutil
-    import signal
-    import subprocess
     import sys
-    import time
 
     if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
         pytest.skip("no java")
     data = tmp_path / "keys.csv"
-    data.write_text("key\n" + "".join(f"k{i % 997}\n" for i in range(400_000)), encoding="utf-8")
+    data.write_text("key\n" + "".join(f"k{i % keys}\n" for i in range(rows)), encoding="utf-8")
     out = tmp_path / "r.json"
     argv = [sys.executable, "-m", "finitedp", "release", str(data), "--column", "key"]
-    argv += ["--universe", "utf8:8", "--epsilon", "1", "--mechanism", "stability"]
-    argv += ["--delta", "1/1000000", "--engine", "spark", "--quiet", "--out", str(out)]
+    argv += ["--universe", "utf8:8", "--epsilon", "1", *flags]
+    return [*argv, "--engine", "spark", "--quiet", "--out", str(out)], out
+
+
+def test_ctrl_c_in_a_spark_release_is_one_line(tmp_path: Path) -> None:
+    # SIGINT while Spark starts or runs a job: exit 130 and one line (Py4J's tracebacks
+    # go to the Spark log), or, if the release ended first, its usual output.
+    import signal
+    import subprocess
+    import time
+
+    flags = ("--mechanism", "stability", "--delta", "1/1000000")
+    argv, out = _spark_release(tmp_path, 400_000, 997, *flags)
 
     def default_sigint() -> None:  # a background job may inherit SIGINT ignored
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -151,19 +159,10 @@ def test_ctrl_c_in_a_spark_release_is_one_line(tmp_path: Path) -> None:
 def test_the_executors_run_the_drivers_python(tmp_path: Path) -> None:
     # Without PYSPARK_PYTHON, Spark's executors would run the first python3 on PATH,
     # which may lack finitedp and pyarrow: a stream mechanism's ranks are computed there.
-    pytest.importorskip("pyspark")
-    import shutil
     import subprocess
-    import sys
 
-    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
-        pytest.skip("no java")
-    data = tmp_path / "keys.csv"
-    data.write_text("key\n" + "".join(f"k{i % 7}\n" for i in range(500)), encoding="utf-8")
-    out = tmp_path / "r.json"
-    argv = [sys.executable, "-m", "finitedp", "release", str(data), "--column", "key"]
-    argv += ["--universe", "utf8:8", "--epsilon", "1", "--mechanism", "pmg", "--k", "3"]
-    argv += ["--delta", "1/1000", "--engine", "spark", "--quiet", "--out", str(out)]
+    flags = ("--mechanism", "pmg", "--k", "3", "--delta", "1/1000")
+    argv, out = _spark_release(tmp_path, 500, 7, *flags)
     env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
     decoy = tmp_path / "bin" / "python3"  # the first python3 on PATH cannot run anything
     decoy.parent.mkdir()
