@@ -109,16 +109,20 @@ def _accuracy(accuracy: Any, name: str) -> list[str]:
     return lines
 
 
+def _optional(entry: dict[str, Any], key: str, name: str) -> Fraction | None:
+    """An estimate's optional field ``key``, read exactly, or ``None`` if absent."""
+    value = entry.get(key)
+    return None if value is None else _rational(value, f"estimates.{key}", name)
+
+
 def _estimate_line(entry: dict[str, Any], name: str, rank_error: Any, n: int | None) -> str:
     """``column ≈ value``, with the noise's standard deviation (sums, means), the value
     moved into its public range where the noise carried it out, or the rank error."""
     value = decimal_nearest(_rational(entry.get("value"), "estimates", name))
     line = f"  {entry.get('column')} ≈ {value}"
-    if entry.get("noise_within") is not None:
-        within = _rational(entry["noise_within"], "estimates.noise_within", name)
+    if (within := _optional(entry, "noise_within", name)) is not None:
         line += f" ± {decimal_nearest(within, 3)}"
-    if entry.get("noise_variance") is not None:
-        variance = _rational(entry["noise_variance"], "estimates.noise_variance", name)
+    if (variance := _optional(entry, "noise_variance", name)) is not None:
         line += f" (noise sd {sqrt_display(variance)})"
     if rank_error is not None:
         error = parse_count(rank_error, "accuracy.rank_errors")
@@ -126,17 +130,13 @@ def _estimate_line(entry: dict[str, Any], name: str, rank_error: Any, n: int | N
         if n is not None and n > 0:
             line += f", {decimal_nearest(Fraction(100 * error, n), 2)}% of n = {n:,}"
         line += ")"
-    if entry.get("present_count") is not None:
-        count = _rational(entry["present_count"], "estimates.present_count", name)
+    if (count := _optional(entry, "present_count", name)) is not None:
         line += f"; {decimal_nearest(count)} values present"
-        if entry.get("present_within") is not None:
-            within = _rational(entry["present_within"], "estimates.present_within", name)
+        if (within := _optional(entry, "present_within", name)) is not None:
             line += f" ± {decimal_nearest(within, 3)}"
-        if entry.get("mean_of_present") is not None:
-            mean = _rational(entry["mean_of_present"], "estimates.mean_of_present", name)
+        if (mean := _optional(entry, "mean_of_present", name)) is not None:
             line += f", their mean ≈ {decimal_nearest(mean)} (post-processing)"
-    if entry.get("value_in_range") is not None:
-        moved = _rational(entry["value_in_range"], "estimates.value_in_range", name)
+    if (moved := _optional(entry, "value_in_range", name)) is not None:
         line += (
             f"; in its public range: {decimal_nearest(moved)} (post-processing: the true "
             "value lies there)"
