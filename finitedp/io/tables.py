@@ -26,8 +26,6 @@ import csv
 import functools
 import io
 import os
-import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +33,7 @@ from typing import Any
 import duckdb
 
 from ..errors import ParameterError
+from .duckconnect import DUCKDB_MEMORY_LIMIT, connect, literal
 from .files import UTF8_BOM, csv_fields, decode_utf8, header_positions, read_bytes
 from .inputs import InputFile, opened_input
 
@@ -59,59 +58,11 @@ __all__ = [
     "text_labels",
 ]
 
-#: DuckDB's memory limit: counting spills to disk beyond it instead of failing.
-DUCKDB_MEMORY_LIMIT = "1GB"
-
 #: Rows fetched from DuckDB at a time when a column is streamed in order.
 BATCH_ROWS = 1 << 16
 
 
 # -- a file as SQL --------------------------------------------------------
-
-
-def literal(text: str) -> str:
-    """``text`` as an SQL string literal (a path, say)."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-#: This thread's DuckDB database, whose cursors :func:`connect` hands out.
-_LOCAL = threading.local()
-
-
-def connect(*, fresh: bool = False) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection with finitedp's limits: memory, spill folder, no bar, file order.
-
-    A cursor of this thread's in-memory database: a connection of its own (its results,
-    temporary tables and registered frames are its own) at about 0.5 ms, where a new
-    database costs 15-20 ms, and a release asks several questions.  ``fresh``: a
-    database of its own, for what writes the catalog (a type).
-    """
-    if fresh:
-        return _quiet(_database())
-    base = getattr(_LOCAL, "base", None)
-    if base is None:
-        base = _LOCAL.base = _database()
-    return _quiet(base.cursor())
-
-
-def _database() -> duckdb.DuckDBPyConnection:
-    """A new in-memory database with finitedp's database-wide settings, set once: DuckDB
-    refuses to move the spill folder of a database that has spilled already."""
-    # Spills go to the system's temporary directory, never to the user's working directory.
-    spill = os.path.join(tempfile.gettempdir(), "finitedp-duckdb")
-    config: dict[str, str | bool | int | float | list[str]] = {
-        "memory_limit": DUCKDB_MEMORY_LIMIT,
-        "threads": 2,
-        "temp_directory": spill,
-        "preserve_insertion_order": True,  # streams come out in file order
-    }
-    return duckdb.connect(config=config)
-
-
-def _quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    # Its bar goes to stdout, where a release may be going: finitedp's own is on stderr.
-    con.execute("SET enable_progress_bar = false")
-    return con
 
 
 def _csv_header(source: InputFile) -> list[str]:
