@@ -42,6 +42,32 @@ def test_rand_round_is_exact_with_one_call(r: Fraction) -> None:
     assert law == {y: p for y, p in expected.items() if p}
 
 
+def test_rand_round_padded_is_rand_round_call_by_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In blocks of 4 draws: the values and the tape of one ``rand_round`` per value and
+    one ``uniform(q)`` per padding call; a value off the grid is refused before any draw."""
+    from finitedp.alp import randomized
+    from finitedp.errors import ParameterError
+    from finitedp.oracle import RecordingSource, SeededSource
+
+    monkeypatch.setattr(randomized, "_ROUND_BLOCK", 4)
+    values = [F(k, 4) for k in (0, 1, 3, 4, 5, 7, 9, 11, 2)]
+    for calls in (9, 10, 13):
+        ours, theirs = RecordingSource(SeededSource(b"pad")), RecordingSource(SeededSource(b"pad"))
+        got = randomized.rand_round_padded(values, 4, calls, ours)
+        assert got == [rand_round(v, 4, theirs) for v in values]
+        for _ in range(calls - len(values)):
+            theirs.uniform(4)
+        assert ours.tape == theirs.tape and len(ours.tape) == calls
+    law = exact_distribution(lambda rng: tuple(randomized.rand_round_padded([F(3, 4)], 4, 2, rng)))
+    assert law == {(1,): F(3, 4), (0,): F(1, 4)}
+    quiet = RecordingSource(SeededSource(b"pad"))
+    with pytest.raises(ParameterError, match="q = 4"):
+        randomized.rand_round_padded([F(1, 4), F(1, 3)], 4, 2, quiet)
+    with pytest.raises(ParameterError, match="calls = 1"):
+        randomized.rand_round_padded([F(1, 4), F(1, 2)], 4, 1, quiet)
+    assert quiet.tape == ()
+
+
 def test_flip_mask_is_a_product_of_exact_bernoullis() -> None:
     law = exact_distribution(lambda rng: tuple(flip_mask(4, 1, 3, rng).tolist()))
     for bits, prob in law.items():

@@ -146,3 +146,70 @@ def test_threshold_alp_on_a_grid_states_its_delta_and_is_strict() -> None:
     assert 5 in release.heavy_keys and abs(release.estimate(5) - 900) <= mech.noise.r + 1
     with pytest.raises(ParameterError, match="step"):
         ThresholdALP(1000, 1, "1/1000", k=3, step="3/4")
+
+
+# --- Threshold2 (Alg 9) in blocks: the same function of the same draws -------------------------
+
+
+def _threshold2_call_by_call(
+    x: dict[int, int], noise: object, t: int, k: int, rng: object
+) -> dict[int, int]:
+    """Alg 9 steps 2-5 as written: one noise sample per entry in key order, then padding."""
+    out = {}
+    for i in sorted(x):
+        v = x[i] + noise.sample(rng)  # type: ignore[attr-defined]
+        if v >= t:
+            out[i] = v
+    for _ in range(k - len(x)):
+        noise.sample(rng)  # type: ignore[attr-defined]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_threshold2_in_blocks_is_alg_9_call_by_call(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Random vectors with values around ``t +- R`` and blocks of 5 draws (entries and
+    padding both cross a block's edge): the same release and the same tape as one
+    search per call."""
+    import random
+
+    from finitedp.alp import threshold as module
+    from finitedp.counting.twosided import ClampedGeometric
+
+    monkeypatch.setattr(module, "THRESHOLD2_BLOCK", 5)
+    picks = random.Random(seed)
+    t = picks.choice([2, 3, 6])
+    noise = ClampedGeometric(F(1, picks.choice([1, 2, 3])), t - 1)
+    x = {key: picks.randint(1, 2 * t + 1) for key in picks.sample(range(1, 60), 14)}
+    k = len(x) + picks.choice([0, 1, 7])
+    ours, theirs = (
+        RecordingSource(SeededSource(bytes([seed]))),
+        RecordingSource(SeededSource(bytes([seed]))),
+    )
+    assert module.threshold2(x, noise, t, k, ours) == _threshold2_call_by_call(
+        x, noise, t, k, theirs
+    )
+    assert ours.tape == theirs.tape and len(ours.tape) == k
+
+
+def test_threshold2_releases_an_entry_whose_draw_is_just_above_its_edge() -> None:
+    """``x + Z >= t`` exactly when ``u > F(R, t - x + R - 1)``: the draws at the edge and
+    one above it, fed by a tape, fall on either side (and padding at ``d`` is not read)."""
+    from finitedp.alp.threshold import threshold2
+    from finitedp.counting.twosided import ClampedGeometric
+    from finitedp.oracle import ReplaySource
+
+    noise, t = ClampedGeometric(1, 3), 4
+    d = noise.d
+    for x in (1, 2, 4, 6):
+        edge = noise.below(t - x)
+        for u, released in ((edge, False), (edge + 1, True)):
+            if not 1 <= u <= d:
+                continue
+            tape = [(d, u), (d, d)]
+            got = threshold2({7: x}, noise, t, 2, ReplaySource(tape))
+            assert (7 in got) is released, (x, u)
+            if released:
+                assert got[7] == x + noise.values([u])[0] >= t
+    assert noise.below(-3) == 0 and noise.below(4) == d  # j <= -R: always; j > R: never

@@ -29,6 +29,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from ..errors import ParameterError
@@ -83,14 +84,19 @@ class ThresholdALPRelease:
         """``d``."""
         return self.alp.universe_size
 
+    @cached_property
+    def _heavy_values(self) -> dict[int, int]:
+        """``heavy`` as a dictionary, made once (a release reads a key at a time)."""
+        return dict(self.heavy)
+
     def estimate(self, i: int) -> Fraction:
         """Alg 8: the released noisy value if ``i`` reached ``t``, else ALP's estimate."""
-        found = dict(self.heavy).get(i)
+        found = self._heavy_values.get(i)
         return Fraction(found) if found is not None else self.alp.estimate(i)
 
     def estimates(self, keys: Sequence[int]) -> list[Fraction]:
         """:meth:`estimate` for many keys."""
-        heavy = dict(self.heavy)
+        heavy = self._heavy_values
         light = [x for x in keys if x not in heavy]
         found = dict(zip(light, self.alp.estimates(light), strict=True))
         return [Fraction(heavy[x]) if x in heavy else found[x] for x in keys]

@@ -38,11 +38,11 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from ..errors import ParameterError
-from ..oracle import RandomSource, draw
+from ..oracle import RandomSource
 from ..params import exact_fraction, short_int
 from .embedding import BitMatrix, check_keys, unary_packed
 from .hashing import Hashes
-from .randomized import flip_packed, rand_round
+from .randomized import flip_packed, rand_round_padded
 
 __all__ = [
     "alp1_projection",
@@ -147,9 +147,8 @@ def alp1_projection(
         raise ParameterError(f"hashes: got m = {hashes.m} functions; ceil(psi/alpha) = {m}")
     if len(x) > k:
         raise ParameterError(f"x: has {len(x)} non-zero entries; k = {k}")
-    y = {i: rand_round(v / alpha, q, rng) for i, v in sorted(x.items())}
-    for _ in range(k - len(y)):
-        draw(rng, q)  # padding: the number of calls must not reveal the sparsity
+    keys = sorted(x)  # then k - nnz padding calls: their number must not say the sparsity
+    y = dict(zip(keys, rand_round_padded([x[i] / alpha for i in keys], q, k, rng), strict=True))
     z = unary_packed(y, hashes)
     f, base = flip_probability(alpha)
     flip_packed(hashes.s * m, f, base, rng, into=z)

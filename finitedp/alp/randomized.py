@@ -29,6 +29,7 @@ Paper: Lebeda thesis Section 2.2 (``RandRound``, Lemma 2.3; ``RandResponse``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -38,7 +39,7 @@ from ..errors import ParameterError
 from ..oracle import RandomSource, draw, draws
 from ..params import short_int
 
-__all__ = ["digits_per_draw", "flip_draws", "flip_mask", "rand_round"]
+__all__ = ["digits_per_draw", "flip_draws", "flip_mask", "rand_round", "rand_round_padded"]
 
 _WORD = 1 << 64
 
@@ -67,6 +68,43 @@ def rand_round(r: Fraction, q: int, rng: RandomSource) -> int:
     whole, part = divmod(scaled.numerator, q)
     u = draw(rng, q)
     return whole + 1 if u <= part else whole
+
+
+#: Rounding draws of :func:`rand_round_padded` made at a time.
+_ROUND_BLOCK = 1 << 14
+
+
+def rand_round_padded(
+    values: Sequence[Fraction], q: int, calls: int, rng: RandomSource
+) -> list[int]:
+    """:func:`rand_round` of each value in order, then ``calls - len(values)`` padding
+    calls ``uniform(q)``: exactly ``calls`` draws (made in blocks), the values checked
+    before the first.
+
+    Paper: Lebeda thesis Section 2.2 (``RandRound``, Lemma 2.3), padded as Algs 2 and 9
+    ask (the number of calls must not say how many entries are non-zero).
+
+    Raises:
+        ParameterError: a value times ``q`` is not an integer, or more values than calls.
+    """
+    if len(values) > calls:
+        raise ParameterError(f"values: got {len(values)}; at most calls = {short_int(calls)}")
+    parts = []
+    for r in values:
+        scaled = r * q
+        if scaled.denominator != 1:
+            raise ParameterError(
+                f"r: got {r}; its denominator must divide the public q = {short_int(q)}"
+            )
+        parts.append(divmod(scaled.numerator, q))
+    out: list[int] = []
+    for start in range(0, calls, _ROUND_BLOCK):
+        us = draws(rng, q, min(_ROUND_BLOCK, calls - start))
+        block = parts[start : start + len(us)]  # padding draws have no value to round
+        out.extend(
+            whole + 1 if u <= part else whole for (whole, part), u in zip(block, us, strict=False)
+        )
+    return out
 
 
 def digits_per_draw(base: int) -> int:

@@ -44,11 +44,12 @@ from fractions import Fraction
 from ..counting.twosided import ClampedGeometric, one_plus_epsilon
 from ..errors import ParameterError
 from ..exactmath import ceil_log_ratio
-from ..oracle import RandomSource
+from ..oracle import RandomSource, draws
 from ..params import exact_fraction, positive_fraction, probability
 from .randomized import rand_round
 
 __all__ = [
+    "THRESHOLD2_BLOCK",
     "ClampedGeometric",
     "grid_delta",
     "grid_factor",
@@ -167,6 +168,10 @@ def threshold2_on_grid(
     return out
 
 
+#: Draws of :func:`threshold2` made and compared at a time (the memory of one block).
+THRESHOLD2_BLOCK = 1 << 14
+
+
 def threshold2(
     x: Mapping[int, int], noise: ClampedGeometric, t: int, k: int, rng: RandomSource
 ) -> dict[int, int]:
@@ -176,6 +181,15 @@ def threshold2(
     Lemma 2.24, with clamped geometric noise (module notes).
 
     Neighbours: integer vectors at l1 distance at most 1.
+
+    Work: exactly ``k`` oracle calls ``uniform(d)`` (the entries in increasing key
+    order, then ``k - nnz`` for padding), made in blocks of :data:`THRESHOLD2_BLOCK`.
+    ``x_i + Z >= t`` is decided by one comparison of the entry's draw with
+    ``F(R, t - x_i + R - 1)`` (:meth:`ClampedGeometric.below`, one per distinct
+    value); a padding draw is compared with ``d``, which it never passes, so the
+    work per call is the same for an entry and for padding (it does not say ``nnz``).
+    Only the released entries' noise is searched: the output's size, which is public.
+    The same draws give the same release as one search per call.
 
     Args:
         x: the non-zero entries (at most ``k``), keys in increasing order.
@@ -189,11 +203,22 @@ def threshold2(
     """
     if len(x) > k:
         raise ParameterError(f"x: has {len(x)} non-zero entries; k = {k}")
+    keys, d = sorted(x), noise.d
+    edges: dict[int, int] = {}  # x_i -> F(R, t - x_i + R - 1)
+
+    def edge(value: int) -> int:
+        found = edges.get(value)
+        if found is None:
+            found = edges[value] = noise.below(t - value)
+        return found
+
     out: dict[int, int] = {}
-    for i in sorted(x):
-        v = x[i] + noise.sample(rng)
-        if v >= t:
-            out[i] = v
-    for _ in range(k - len(x)):
-        noise.sample(rng)  # padding: the number of calls must not reveal the sparsity
+    for start in range(0, k, THRESHOLD2_BLOCK):
+        size = min(THRESHOLD2_BLOCK, k - start)
+        block = keys[start : start + size]
+        bounds = [edge(x[i]) for i in block] + [d] * (size - len(block))
+        us = draws(rng, d, size)
+        passed = [j for j, (u, e) in enumerate(zip(us, bounds, strict=True)) if u > e]
+        noisy = noise.values([us[j] for j in passed])
+        out.update((block[j], x[block[j]] + z) for j, z in zip(passed, noisy, strict=True))
     return out

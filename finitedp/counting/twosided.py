@@ -20,6 +20,7 @@ Fraction(2, 3)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from ..errors import ParameterError, ResourceLimitError
@@ -85,6 +86,24 @@ class ClampedGeometric:
     def sample(self, rng: RandomSource) -> int:
         """One sample of ``clamp(Z, -R, R)``: one call ``uniform(d)``."""
         return self.sampler.sample(self.r, rng) - self.r
+
+    @property
+    def d(self) -> int:
+        """The domain of the one draw ``uniform(d)`` a sample makes."""
+        return self.sampler.d
+
+    def values(self, draws: Sequence[int]) -> list[int]:
+        """The samples that these draws make (:meth:`sample` as a function of its draw)."""
+        return [z - self.r for z in self.sampler.invert_many([self.r] * len(draws), draws)]
+
+    def below(self, j: int) -> int:
+        """The integer ``F`` with ``clamp(Z, -R, R) >= j`` exactly when the draw is above it.
+
+        The sample is the least ``z`` with ``F(R, z) >= u``, minus ``R`` (BV Alg 4.8), so
+        it is below ``j`` exactly when ``F(R, j + R - 1) >= u``: ``0`` for ``j <= -R``
+        (always at least ``j``), ``d`` for ``j > R`` (never).
+        """
+        return self.sampler.cdf(self.r, j + self.r - 1)
 
     def pmf(self) -> dict[int, Fraction]:
         """The exact law of the clamped noise."""
