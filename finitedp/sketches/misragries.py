@@ -33,6 +33,7 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from ..entries import RankedKeys
 from ..errors import ParameterError
@@ -106,9 +107,14 @@ class MGSketch:
         if any(c < 0 for _, c in self.counters) or len(keys) > self.k:
             raise ParameterError(f"counters: at most k = {self.k} non-negative counts")
 
+    @cached_property
+    def _counter_values(self) -> dict[int, int]:
+        """``counters`` as a dictionary, made once (estimates read a key at a time)."""
+        return dict(self.counters)
+
     def estimate(self, x: int) -> int:
         """``f^(x)``: the counter of ``x``, 0 if ``x`` is not stored (Fact 3.1)."""
-        return dict(self.counters).get(x, 0) if 1 <= x <= self.universe_size else 0
+        return self._counter_values.get(x, 0) if 1 <= x <= self.universe_size else 0
 
     def positive(self) -> dict[int, int]:
         """The real keys with a positive count."""

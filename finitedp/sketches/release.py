@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from ..errors import ParameterError
@@ -62,9 +63,14 @@ class SketchRelease:
                 f"heavy: keys must be distinct, increasing and in [1, {self.universe_size}]"
             )
 
+    @cached_property
+    def _heavy_values(self) -> dict[int, int]:
+        """``heavy`` as a dictionary, made once (a release reads a key at a time)."""
+        return dict(self.heavy)
+
     def estimate(self, x: int) -> int | Fraction:
         """``f^(x)``: the released noisy count (over :attr:`denominator`), 0 if not released."""
-        value = dict(self.heavy).get(x, 0)
+        value = self._heavy_values.get(x, 0)
         return value if self.denominator == 1 else Fraction(value, self.denominator)
 
     def __getitem__(self, x: int) -> int | Fraction:
@@ -74,7 +80,7 @@ class SketchRelease:
         """``f^(x) + max(0, gamma~)/2`` for a released key (post-processing: the middle
         of Fact 3.1's ``[c_x, c_x + gamma]``), ``None`` without decrements or for a key
         not released."""
-        if self.decrements is None or x not in dict(self.heavy):
+        if self.decrements is None or x not in self._heavy_values:
             return None
         return Fraction(self.estimate(x)) + Fraction(max(0, self.decrements), 2)
 
