@@ -186,7 +186,12 @@ class RowStatistics(ColumnStatistics, Protocol):
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
     ) -> list[int]:
         """Per column, ``sum_j`` of :func:`rounded` ``(w_ij, num, den)`` over the rows
-        with ``N_j <= within``."""
+        with ``N_j <= within``.
+
+        PLAN asks with ``within < den`` (:func:`~finitedp.mean.scaling.kept_within`), so
+        every term is at most ``num + 1`` in size: ``int64`` sums hold for ``n`` below
+        ``2^62 / (num + 1)``, and the engines rely on it.
+        """
         ...
 
     def rows_beyond(

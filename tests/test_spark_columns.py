@@ -280,10 +280,10 @@ def test_one_pass_summary_pairs_rows_across_uneven_partitions(spark: Any) -> Non
     got = stats.norm_counts(centre, scales, radii).pairs()
     assert got == memory.norm_counts(centre, scales, radii).pairs()
 
-    def rows(source: Any, within: int) -> list[tuple[int, ...]]:
+    def rows(source: Any, within: int, by: list[int] = scales) -> list[tuple[int, ...]]:
         return sorted(
             (*r, n)
-            for b, ns in source.rows_beyond(centre, scales, within)
+            for b, ns in source.rows_beyond(centre, by, within)
             for r, n in zip(b.tolist(), ns, strict=True)
         )
 
@@ -292,11 +292,23 @@ def test_one_pass_summary_pairs_rows_across_uneven_partitions(spark: Any) -> Non
             centre, scales, 3, 17, within
         )
         assert rows(stats, within) == rows(memory, within)
+        assert rows(stats, within) == rows(memory, within)  # asked alone: a job of their own
+    # a partition with more rows beyond than it hands over with the sums: asked again;
+    # huge scales and a small radius: terms of about 2^53, summed a few at a time
+    from finitedp.engines.spark import rows as spark_rows
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spark_rows, "BEYOND_KEPT", 1)
+        for within, huge in ((40, scales), (7, [1 << 28, (1 << 28) - 3])):
+            got = stats.rounded_sums(centre, huge, 1 << 13, 3, within)
+            assert got == memory.rounded_sums(centre, huge, 1 << 13, 3, within)
+            assert stats._beyond is None
+            assert rows(stats, within, huge) == rows(memory, within, huge)
     # scales at and past |w| < 2^40: the arrays' words, then Spark SQL's decimals
     import bisect
     from math import isqrt
 
-    for big in (1 << 34, 1 << 36):
+    for big in (1 << 34, 1 << 37):  # |w| up to 15 * 2^34 < 2^40, then 15 * 2^37
         wide = [big, big - 1]
         norms = [
             sum(((v - m) * p) ** 2 for v, m, p in zip(r, centre, wide, strict=True))
@@ -345,7 +357,7 @@ def test_norm_levels_in_arrays_are_the_exact_levels(data: Any) -> None:
     import bisect
     from math import isqrt
 
-    from finitedp.engines.spark.rows import norm_levels
+    from finitedp.engines.spark.arrowtasks import norm_levels
 
     d = data.draw(st.integers(1, 8))
     span = data.draw(st.integers(1, 2000))

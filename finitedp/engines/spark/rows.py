@@ -10,18 +10,20 @@ Paper: Lebeda thesis Alg 17 (what is computed: :class:`~finitedp.statistics.RowS
 * **Order.** The rows' order is the DataFrame's: partition by partition, each in its
   order (what ``zipWithIndex`` numbers; a file that ``spark.read`` reads is in file
   order).  Integer columns on grids of fewer than ``DENSE_POINTS`` points are summarised
-  in one job (:func:`_summaries`): each partition's counts, its first and last rows and
-  its gaps for pairs starting at even and at odd positions; the driver, from the
-  partitions' sizes, takes each one's parity and pairs the rows across their edges.
-  Otherwise each row's number is its partition's offset plus its position
+  in one job (:func:`~.arrowtasks.summaries`): each partition's counts, its first and
+  last rows and its gaps for pairs starting at even and at odd positions; the driver,
+  from the partitions' sizes, takes each one's parity and pairs the rows across their
+  edges.  Otherwise each row's number is its partition's offset plus its position
   (``monotonically_increasing_id``), the offsets counted on the driver first, before any
   join, and the pairs ``(2j, 2j + 1)`` are grouped by ``j``.
-* **Arithmetic.** Indices and scaled rows are ``long`` (``|w| < 2^40``), squared norms
-  and sums ``decimal(38, 0)``; a value's level among the public levels is counted by its
-  digits' key joined with the levels that share it (:func:`_level_counts`), or, on the
-  one-pass path, by :func:`norm_levels` in the executors (two 40-bit words); floor
-  division by an offset (``div`` truncates).  Exact, so the answers are numpy's
-  and DuckDB's.
+* **Arithmetic.** Indices and scaled rows are ``long`` (``|w| < 2^40``).  On the
+  one-pass path the norms' levels, the sums within the radius and the rows beyond it
+  are each one job of numpy in the executors (:mod:`.arrowtasks`: each squared norm as
+  two 40-bit words, compared exactly; the rows beyond come with the sums, up to
+  ``BEYOND_KEPT`` a partition).  Otherwise squared norms and sums are
+  ``decimal(38, 0)``, a value's level among the public levels is counted by its digits'
+  key joined with the levels that share it (:func:`_level_counts`), and floor division
+  is by an offset (``div`` truncates).  Exact, so the answers are numpy's and DuckDB's.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 
 from ...io.numeric import NumericColumn
 from ...statistics import GridCounts, ceil_sqrt, offset_division
+from .arrowtasks import DENSE_POINTS, level_histograms, rows_beyond, summaries, within_sums
 from .columns import SparkStatistics
 
 __all__ = ["SparkRows"]
@@ -47,6 +50,9 @@ RAW_GAPS = 1 << 20
 
 #: Clipped rows handed over at a time.
 BLOCK_ROWS = 1 << 14
+
+#: Rows beyond the radius a partition hands over with the sums (more: a job of their own).
+BEYOND_KEPT = 1 << 12
 
 
 def _key(value: int) -> tuple[int, int]:
@@ -102,140 +108,17 @@ def _level(bounds: Sequence[int], key: tuple[int, int], below: int) -> int:
     return bisect_left(bounds, _key_low(key)) + below
 
 
+def _norm_bounds(hi: np.ndarray, lo: np.ndarray) -> list[int]:
+    """``ceil(sqrt(s))`` of each squared norm given as two 40-bit words."""
+    return [ceil_sqrt((h << 40) + x) for h, x in zip(hi.tolist(), lo.tolist(), strict=True)]
+
+
 def _wide(value: int) -> str:
     return f"CAST('{value}' AS DECIMAL(38,0))"
 
 
 def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
-
-
-#: Grids of at most this many points take the one-pass summary (dense counts per partition).
-DENSE_POINTS = 1 << 16
-
-
-def _summaries(units: Sequence[int]) -> Any:
-    """The function ``mapInArrow`` runs on each partition of the indices ``k0, ...``: its
-    size, first and last rows, each column's counts, and each column's raw gap counts for
-    the pairs starting at even and at odd positions within it (which are the file's pairs
-    depends on the partition's offset, known on the driver), pickled in one record."""
-
-    def summarise(batches: Iterator[Any]) -> Iterator[Any]:
-        import pickle
-
-        import pyarrow as pa
-        from pyspark import TaskContext
-
-        d = len(units)
-        counts = [np.zeros(u + 1, np.int64) for u in units]
-        gaps = [[np.zeros(u + 1, np.int64) for u in units] for _ in (0, 1)]
-        size, bad = 0, False
-        first: list[int] | None = None
-        last: list[int] | None = None
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            if any(batch.column(i).null_count for i in range(d)):
-                bad = True  # the driver asks again the way that names the value
-                break
-            columns = [np.asarray(batch.column(i).to_numpy(), dtype=np.int64) for i in range(d)]
-            within = zip(columns, units, strict=True)
-            if any(int(c.min()) < 0 or int(c.max()) > u for c, u in within):
-                bad = True
-                break
-            first = first or [int(c[0]) for c in columns]
-            start = size if last is None else size - 1  # the position of joined[0]
-            for i, c in enumerate(columns):
-                counts[i] += np.bincount(c, minlength=units[i] + 1)
-                joined = c if last is None else np.concatenate(([last[i]], c))
-                g = np.abs(np.diff(joined))  # g[t]: the rows start + t and start + t + 1
-                for a in (0, 1):
-                    gaps[a][i] += np.bincount(g[(a - start) % 2 :: 2], minlength=units[i] + 1)
-            last = [int(c[-1]) for c in columns]
-            size += batch.num_rows
-
-        def sparse(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            at = np.flatnonzero(a)
-            return at, a[at]
-
-        found = (
-            size,
-            bad,
-            first,
-            last,
-            [sparse(c) for c in counts],
-            [[sparse(g) for g in side] for side in gaps],
-        )
-        blob = pickle.dumps(found)
-        context = TaskContext.get()
-        assert context is not None  # mapInArrow runs it in a task
-        part = context.partitionId()
-        yield pa.RecordBatch.from_arrays(
-            [pa.array([part], pa.int32()), pa.array([blob], pa.binary())], ["p", "blob"]
-        )
-
-    return summarise
-
-
-def norm_levels(
-    columns: Sequence[np.ndarray],
-    centre: Sequence[int],
-    scales: Sequence[int],
-    high: np.ndarray,
-    low: np.ndarray,
-) -> np.ndarray:
-    """Each row's level, exactly, in ``int64`` arrays: the least ``k`` with
-    ``C_k^2 = high[k] 2^40 + low[k] >= s`` (the top level if none), ``s = ||w||^2``.
-
-    ``|w| < 2^40`` is split as ``h 2^20 + l``, so ``s = A 2^40 + B 2^21 + C`` with each of
-    ``A = sum h^2``, ``B = sum h l``, ``C = sum l^2`` below ``2^60`` (``d < 2^20``), then
-    carried into two 40-bit words ``(hi, lo)``; the levels are searched on ``hi`` and, where
-    ``hi`` ties with a radius' word, on ``lo`` within the radii sharing it.
-    """
-    a = np.zeros(len(columns[0]), np.int64)
-    b, c = a.copy(), a.copy()
-    for column, m, p in zip(columns, centre, scales, strict=True):
-        w = np.abs((column - m) * p)
-        upper, lower = w >> 20, w & ((1 << 20) - 1)
-        a += upper * upper
-        b += upper * lower
-        c += lower * lower
-    carry = ((b & ((1 << 19) - 1)) << 21) + c  # B = Bh 2^19 + Bl: B 2^21 = Bh 2^40 + Bl 2^21
-    hi = a + (b >> 19) + (carry >> 40)
-    lo = carry & ((1 << 40) - 1)
-    top = len(high)
-    at = np.searchsorted(high, hi, side="left")
-    ties = (at < top) & (high[np.minimum(at, top - 1)] == hi)
-    for word in np.unique(hi[ties]):
-        first, last = np.searchsorted(high, word, "left"), np.searchsorted(high, word, "right")
-        rows = ties & (hi == word)
-        at[rows] = first + np.searchsorted(low[first:last], lo[rows], "left")
-    return np.asarray(np.minimum(at, top - 1), dtype=np.int64)
-
-
-def _level_histograms(
-    centre: Sequence[int], scales: Sequence[int], high: np.ndarray, low: np.ndarray
-) -> Any:
-    """The function ``mapInArrow`` runs on each partition of the indices: its count of
-    each level (:func:`norm_levels`), pickled in one record."""
-
-    def count(batches: Iterator[Any]) -> Iterator[Any]:
-        import pickle
-
-        import pyarrow as pa
-
-        found = np.zeros(len(high), np.int64)
-        for batch in batches:
-            if batch.num_rows:
-                columns = [
-                    np.asarray(batch.column(i).to_numpy(), dtype=np.int64)
-                    for i in range(batch.num_columns)
-                ]
-                levels = norm_levels(columns, centre, scales, high, low)
-                found += np.bincount(levels, minlength=len(high))
-        yield pa.RecordBatch.from_arrays([pa.array([pickle.dumps(found)], pa.binary())], ["b"])
-
-    return count
 
 
 class SparkRows(SparkStatistics):
@@ -278,6 +161,8 @@ class SparkRows(SparkStatistics):
         self._texts: dict[int, list[tuple[str, int, int]]] = {}
         #: each column's raw gap counts, from the one-pass summary (None: not taken)
         self._raw_gaps: list[dict[int, int]] | None = None
+        #: the rows beyond the radius read with the sums: (centre, scales, within), blocks
+        self._beyond: tuple[tuple[Any, ...], list[Any]] | None = None
 
     def _check(self) -> list[GridCounts]:
         """Each column's counts, kept: every value checked before any row statistic (a
@@ -301,8 +186,9 @@ class SparkRows(SparkStatistics):
         return self._counts
 
     def _summarise(self) -> bool:
-        """Counts and raw gaps of every column in one job (:func:`_summaries`), when every
-        column is an integer one mapped in place on a grid of at most ``DENSE_POINTS``;
+        """Counts and raw gaps of every column in one job (:func:`~.arrowtasks.summaries`),
+        when every column is an integer one mapped in place on a grid of at most
+        ``DENSE_POINTS``;
         ``False`` (nothing kept) otherwise, or when a value is refused: the column-by-column
         path then names it."""
         import pickle
@@ -310,10 +196,7 @@ class SparkRows(SparkStatistics):
         units = [c.units for c in self.columns]
         if any(rule is None for rule in self.index) or max(units) >= DENSE_POINTS:
             return False
-        indices = self.frame.selectExpr(*(f"{rule} AS k{i}" for i, rule in enumerate(self.index)))
-        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
-            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
-            job = indices.mapInArrow(_summaries(units), "p int, blob binary")
+        job = self._in_arrow(summaries(units), "p int, blob binary")
         parts = sorted((int(p), pickle.loads(blob)) for p, blob in job.collect())
         if any(part[1] for _, part in parts):
             return False
@@ -342,6 +225,26 @@ class SparkRows(SparkStatistics):
         self._n = n
         self._sums = [c.total() for c in self._counts]
         return True
+
+    def _in_arrow(self, task: Any, schema: str) -> Any:
+        """The frame of ``mapInArrow(task)`` over the indices ``k0, ...`` (every column an
+        integer one mapped in place)."""
+        rules = (f"{rule} AS k{i}" for i, rule in enumerate(self.index))
+        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
+            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
+            return self.frame.selectExpr(*rules).mapInArrow(task, schema)
+
+    def _widest(self, centre: Sequence[int], scales: Sequence[int]) -> int:
+        """The largest ``|w| = |(k - m) P|`` an index ``k`` in ``[0, units]`` can make."""
+        pairs = zip(self.columns, centre, scales, strict=True)
+        return max(max(abs(m), abs(c.units - m)) * abs(p) for c, m, p in pairs)
+
+    def _norms_in_arrow(self, centre: Sequence[int], scales: Sequence[int], top: int) -> bool:
+        """Whether the norms are taken in the executors (:func:`~.arrowtasks.norm_words`):
+        the one-pass summary was (integer columns, small grids), ``|w| < 2^40``, and the
+        largest square compared, ``top``, has a high word within ``int64``."""
+        fits = self._widest(centre, scales) < 1 << 40 and top >> 40 < 1 << 62
+        return self._raw_gaps is not None and fits
 
     def column_counts(self, i: int) -> GridCounts:
         return self._check()[i]
@@ -433,11 +336,7 @@ class SparkRows(SparkStatistics):
         self, centre: Sequence[int], scales: Sequence[int], radii: Sequence[int]
     ) -> GridCounts:
         squares, top = [c * c for c in radii], len(radii) - 1
-        widest = max(
-            (c.units + abs(m)) * abs(p)
-            for c, m, p in zip(self.columns, centre, scales, strict=True)
-        )
-        if self._raw_gaps is not None and widest < 1 << 40 and squares[-1] >> 40 < 1 << 62:
+        if self._norms_in_arrow(centre, scales, squares[-1]):
             return self._norm_counts_in_arrow(centre, scales, squares)  # |w| < 2^40: int64
         merged: dict[int, int] = {}
         for digits, lead, below, count in _level_counts(
@@ -450,40 +349,80 @@ class SparkRows(SparkStatistics):
     def _norm_counts_in_arrow(
         self, centre: Sequence[int], scales: Sequence[int], squares: Sequence[int]
     ) -> GridCounts:
-        """The norms' levels in one job over the indices (:func:`norm_levels` in the
-        executors), when the one-pass summary was taken (integer columns, small grids)."""
+        """The norms' levels in one job over the indices (:func:`~.arrowtasks.norm_levels`
+        in the executors), when the one-pass summary was taken."""
         import pickle
 
         high = np.array([q >> 40 for q in squares], dtype=np.int64)
         low = np.array([q & ((1 << 40) - 1) for q in squares], dtype=np.int64)
-        rules = (f"{rule} AS k{i}" for i, rule in enumerate(self.index))
-        indices = self.frame.selectExpr(*rules)
-        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
-            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
-            job = indices.mapInArrow(
-                _level_histograms(list(centre), list(scales), high, low), "b binary"
-            )
+        task = level_histograms(list(centre), list(scales), high, low)
         total = np.zeros(len(squares), np.int64)
-        for (blob,) in job.collect():
+        for (blob,) in self._in_arrow(task, "b binary").collect():
             total += pickle.loads(blob)
         return GridCounts.from_pairs((k, int(c)) for k, c in enumerate(total.tolist()) if c)
 
     def rounded_sums(
         self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
     ) -> list[int]:
+        """The sums within the radius; on the one-pass path in one job with (up to
+        ``BEYOND_KEPT`` a partition) the rows beyond it, which :meth:`rows_beyond` reads."""
         big, shift = offset_division(num, den)  # Spark's div truncates toward zero
+        edge = within * within
+        if self._norms_in_arrow(centre, scales, edge):
+            return self._sums_in_arrow(centre, scales, num, den, within)
         parts = [
             f"sum(CAST((2 * w{i} * {num} + {den + shift * big}) div {big} AS DECIMAL(38,0)))"
             for i in range(self.d)
         ]
-        rows = self._scaled(centre, scales).filter(f"s <= {_wide(within * within)}")
+        rows = self._scaled(centre, scales).filter(f"s <= {_wide(edge)}")
         found = rows.selectExpr("count(*)", *parts).first()
         kept = int(found[0])
         return [int(x or 0) - shift * kept for x in found[1:]]
 
+    def _sums_in_arrow(
+        self, centre: Sequence[int], scales: Sequence[int], num: int, den: int, within: int
+    ) -> list[int]:
+        """:meth:`rounded_sums` in the executors (:func:`~.arrowtasks.within_sums`): each
+        term ``floor((2 w num + den)/(2 den))`` of a row within is at most ``term`` in size
+        (``|w| <= ||w|| <= within``; PLAN's ``within < den`` makes it ``num + 1``), so
+        ``2^62 // term`` of them add up within ``int64``."""
+        import pickle
+
+        largest = min(self._widest(centre, scales), within)
+        term = (2 * largest * num + den) // (2 * den) + 1
+        task = within_sums(
+            list(centre),
+            list(scales),
+            num,
+            den,
+            within * within,
+            max(1, (1 << 62) // term),
+            BEYOND_KEPT,
+        )
+        parts = [pickle.loads(blob) for (blob,) in self._in_arrow(task, "b binary").collect()]
+        sums = [sum(part[1][i] for part in parts) for i in range(self.d)]
+        if all(part[2] <= BEYOND_KEPT for part in parts):  # every row beyond is here
+            found = [(rows, words) for part in parts for rows, words in zip(*part[3:], strict=True)]
+            self._beyond = ((tuple(centre), tuple(scales), within), found)
+        return sums
+
     def rows_beyond(
         self, centre: Sequence[int], scales: Sequence[int], within: int
     ) -> Iterator[tuple[np.ndarray, list[int]]]:
+        key, found = self._beyond or (None, [])
+        self._beyond = None
+        if key == (tuple(centre), tuple(scales), within):  # read with the sums
+            for rows, (hi, lo) in found:
+                yield rows, _norm_bounds(hi, lo)
+            return
+        if self._norms_in_arrow(centre, scales, within * within):
+            import pickle
+
+            task = rows_beyond(list(centre), list(scales), within * within)
+            for (blob,) in self._in_arrow(task, "b binary").toLocalIterator():
+                rows, hi, lo = pickle.loads(blob)
+                yield rows, _norm_bounds(hi, lo)
+            return
         rows = self._scaled(centre, scales).filter(f"s > {_wide(within * within)}")
         block: list[list[int]] = []
         bounds: list[int] = []
