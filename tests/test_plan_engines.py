@@ -166,6 +166,14 @@ def test_pairs_across_row_groups_and_both_ways_of_pairing(
             assert sides is not None and [dict(h) for h in sides] == [dict(h) for h in ordered]
         monkeypatch.setattr(duckrows, "RAW_GAPS", 2)
         assert [g.pairs() for g in sql.gap_counts(levels)] == expected
+        # chunks of 2,048 rows, two windows at a time, the last chunk short and odd
+        monkeypatch.setattr(duckrows, "GAP_CHUNK_ROWS", 2048)
+        for raw in (False, True):
+            chunked = sql._gaps_streamed(levels, raw)
+            assert chunked is not None and chunked == [
+                dict(h) for h in sql._gaps_sorted(levels, raw)
+            ]
+        assert [g.pairs() for g in sql.gap_counts(levels)] == expected
     assert sum(c for _, c in expected[0]) == 10_000
 
 
@@ -334,4 +342,7 @@ def test_rows_out_of_the_files_order_are_paired_by_a_sort(tmp_path: Path) -> Non
         assert sql._gaps_streamed([1, 4], True) is not None
         sql.numbered = f"(SELECT * FROM {sql.numbered} ORDER BY hash(file_row_number))"
         assert sql._gaps_streamed([1, 4], True) is None
+        with pytest.MonkeyPatch.context() as patch:  # in chunks too: each is out of order
+            patch.setattr(duckrows, "GAP_CHUNK_ROWS", 256)
+            assert sql._gaps_streamed([1, 4], True) is None
         assert [g.pairs() for g in sql.gap_counts([1, 4])] == expected

@@ -25,6 +25,7 @@ import shutil
 import tempfile
 import weakref
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import duckdb
@@ -45,6 +46,10 @@ FETCH_ROWS = 1 << 14
 
 #: Grids of fewer points have their gaps counted raw, then given their levels here.
 RAW_GAPS = 1 << 20
+
+#: Rows of one chunk of the gaps' window (even); :data:`GAP_WORKERS` chunks run at once.
+GAP_CHUNK_ROWS = 1 << 24
+GAP_WORKERS = 2
 
 #: Levels searched by a ``CASE`` tree; more are looked up by an ``ASOF`` join.
 TREE_LEVELS = 4096
@@ -250,21 +255,43 @@ class DuckDBRows(DuckDBStatistics):
 
     def _gaps_streamed(self, levels: Sequence[int], raw: bool) -> list[Any] | None:
         """Each column's gap-level histogram, each odd row beside the row before it, or
-        ``None`` if any odd row's row before is not its predecessor in the file."""
+        ``None`` if any odd row's row before is not its predecessor in the file.
+
+        The window runs in one thread, so the rows are cut into chunks of
+        :data:`GAP_CHUNK_ROWS` (even: no pair crosses a cut; a chunk reads only its row
+        groups) whose windows run side by side, :data:`GAP_WORKERS` at a time.
+        """
         k = ", ".join(f"k{i}, lag(k{i}) OVER () AS p{i}" for i in range(self.d))
-        rows = (
-            f"(SELECT r, lag(r) OVER () AS q, {k} FROM (SELECT file_row_number AS r, "
-            f"{self._columns()} FROM {self.numbered}))"
-        )
         parts = ", ".join(
             f"histogram({self._gap(f'abs(k{i} - p{i})', levels, raw)})" for i in range(self.d)
         )
-        sql = (
-            f"SELECT count(*) FILTER (WHERE q IS DISTINCT FROM r - 1), count(*), {parts} "
-            f"FROM {rows} WHERE r % 2 = 1"
-        )
-        (found,) = self._all(sql)
-        return None if found[0] or found[1] != self.n // 2 else list(found[2:])
+
+        def chunk(low: int) -> Any:
+            within = f"file_row_number >= {low} AND file_row_number < {low + GAP_CHUNK_ROWS}"
+            rows = (
+                f"(SELECT r, lag(r) OVER () AS q, {k} FROM (SELECT file_row_number AS r, "
+                f"{self._columns()} FROM {self.numbered} WHERE {within}))"
+            )
+            sql = (
+                f"SELECT count(*) FILTER (WHERE q IS DISTINCT FROM r - 1), count(*), {parts} "
+                f"FROM {rows} WHERE r % 2 = 1"
+            )
+            return self._all(sql)[0]
+
+        lows = range(0, max(self.n, 1), GAP_CHUNK_ROWS)
+        if len(lows) == 1:
+            found = [chunk(0)]
+        else:
+            with ThreadPoolExecutor(GAP_WORKERS) as pool:
+                found = list(pool.map(chunk, lows))
+        if sum(f[0] for f in found) or sum(f[1] for f in found) != self.n // 2:
+            return None
+        merged: list[dict[int, int]] = [{} for _ in range(self.d)]
+        for f in found:
+            for histogram, into in zip(f[2:], merged, strict=True):
+                for key, count in dict(histogram or {}).items():
+                    into[key] = into.get(key, 0) + count
+        return merged
 
     def _gaps_sorted(self, levels: Sequence[int], raw: bool) -> list[Any]:
         """Each column's gap-level histogram, the pairs made by a window over the row number."""
