@@ -53,6 +53,35 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_buffers_after_fork)
 
 
+def _short_draws(block: bytes, d: int, width: int, limit: int) -> list[int]:
+    """``x mod d + 1`` of each accepted word ``x < limit`` of a block of ``width``-byte
+    words (``8 <= width <= 16``: ``d <= 2^64``), in order: the mapping of
+    :meth:`SystemRandomSource.uniform`, word by word, in numpy.
+
+    A word is rejected only if its top 8 bytes are all ``0xff`` (``limit``'s are, see
+    :meth:`SystemRandomSource.discard_many`): only those are compared in full.  Each
+    word is ``x = h 2^64 + l``; for ``d <= 2^32`` (so ``h < 2^32``)
+    ``x mod d = ((h mod d)(2^64 mod d) + l mod d) mod d`` stays within ``uint64``;
+    a larger ``d`` takes ``h`` and ``l`` as Python integers.
+    """
+    import numpy
+
+    words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
+    keep = numpy.ones(len(words), dtype=numpy.bool_)
+    for i in numpy.flatnonzero((words[:, :8] == 255).all(axis=1)).tolist():
+        keep[i] = int.from_bytes(block[i * width : (i + 1) * width], "big") < limit
+    low = numpy.ascontiguousarray(words[:, width - 8 :]).view(">u8").ravel().astype(numpy.uint64)
+    wide = numpy.zeros((len(words), 8), dtype=numpy.uint8)
+    wide[:, 16 - width :] = words[:, : width - 8]
+    high = wide.view(">u8").ravel().astype(numpy.uint64)
+    if d <= 1 << 32:
+        m = numpy.uint64(d)
+        values = ((high % m) * numpy.uint64((1 << 64) % d) % m + low % m) % m + numpy.uint64(1)
+        return list(values[keep].tolist())
+    highs, lows = high[keep].tolist(), low[keep].tolist()
+    return [((h << 64) | x) % d + 1 for h, x in zip(highs, lows, strict=True)]
+
+
 class SystemRandomSource:
     """The operating system's CSPRNG (``os.urandom``), with exact rejection sampling.
 
@@ -167,6 +196,9 @@ class SystemRandomSource:
         out: list[int] = []
         while len(out) < count:
             block = self._read_words(width, count - len(out))
+            if width <= 16:  # d <= 2^64: the words in numpy, no Python loop per draw
+                out.extend(_short_draws(block, d, width, limit))
+                continue
             for start in range(0, len(block), width):
                 x = int.from_bytes(block[start : start + width], "big")
                 if x >= limit:

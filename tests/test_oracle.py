@@ -1098,3 +1098,27 @@ def test_discard_descending_calls_a_plain_source_once_per_draw() -> None:
     recorder = RecordingSource(SeededSource(b"pad"))
     discard_descending(recorder, 9, 4)
     assert [d for d, _ in recorder.tape] == [9, 8, 7, 6]
+
+
+@pytest.mark.parametrize(
+    "d", [1, 2, 6, 255, 1 << 32, (1 << 32) + 1, 3**20, 5**27, (1 << 64) - 1, 1 << 64, 10**19]
+)
+def test_short_domains_in_bulk_are_the_mapping_word_by_word(d: int) -> None:
+    """``uniform_many`` for ``d <= 2^64`` maps each word in numpy: the values of
+    ``x mod d + 1`` for the accepted words in order, with words at ``limit - 1``,
+    ``limit`` and ``2^(8W) - 1`` placed among random ones (the last two rejected)."""
+    import random as stdlib_random
+
+    width = ((d - 1).bit_length() + 64 + 7) // 8
+    span = 1 << (8 * width)
+    limit = span - span % d
+    picks = stdlib_random.Random(d)
+    words = [picks.getrandbits(8 * width) for _ in range(700)]
+    for at, x in ((3, limit - 1), (10, limit), (11, span - 1), (400, limit), (401, 0)):
+        words[at] = min(x, span - 1)
+    data = b"".join(x.to_bytes(width, "big") for x in words)
+    expected = [x % d + 1 for x in words if x < limit][:600]
+    source = Fixed(data)
+    assert source.uniform_many(d, 600) == expected
+    last = [i for i, x in enumerate(words) if x < limit][599]
+    assert source.at == (last + 1) * width  # one more word read per rejected one
