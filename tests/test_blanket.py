@@ -12,6 +12,7 @@ Laws checked exactly:
 from __future__ import annotations
 
 import re
+import sys
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -36,6 +37,7 @@ from finitedp.exactmath import compare_exp
 from finitedp.guarantees import Privacy
 from finitedp.histograms.blanket import BlanketHistogram, blanket_histogram, blanket_threshold
 from finitedp.histograms.blanketchain import (
+    BLOCK,
     BlanketChain,
     CertificationError,
     slack_bits,
@@ -372,6 +374,36 @@ def test_blocks_cover_the_chain_as_spec_says() -> None:
     assert len(joined) == last + 1 == chain.steps
     g, w, spec = spec_replay_blanket.chain_thresholds(universe, tail, d, last, h)
     assert (g, w) == (chain.g, chain.w) and joined == spec
+
+
+def test_worker_processes_give_every_block_in_order_and_fail_over_to_this_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two workers, three blocks: the blocks ``thresholds`` makes here, in
+    order; the same when a worker cannot start, exits at once, or writes bytes that are
+    not a block (each block it owed is made here); a sample from them is the serial one,
+    draw for draw."""
+    from finitedp.histograms import chainworkers
+
+    chain = BlanketChain(2**64, 3, 2**75, 2 * BLOCK + 77, 30)
+    expected = list(chain.blocks())
+    assert [start for start, _ in expected] == [0, BLOCK, 2 * BLOCK]
+    assert list(chainworkers.worker_blocks(chain, BLOCK, 2)) == expected
+    assert BlanketChain.from_parameters(chain.parameters()).parameters() == chain.parameters()
+    broken = {
+        "exits": [sys.executable, "-c", "import sys; sys.exit(3)"],
+        "garbage": [sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'\\0' * 8 + b'x')"],
+        "missing": ["/nonexistent/python"],
+    }
+    for command in broken.values():
+        monkeypatch.setattr(chainworkers, "_command", lambda c=command: c)
+        assert list(chainworkers.worker_blocks(chain, BLOCK, 2)) == expected
+    monkeypatch.undo()
+    serial, parallel = RecordingSource(SeededSource(b"w")), RecordingSource(SeededSource(b"w"))
+    blocks = chainworkers.worker_blocks(chain, BLOCK, 2)
+    assert chain.sample(parallel, blocks) == chain.sample(serial)
+    assert parallel.tape == serial.tape and len(serial.tape) == chain.steps
+    assert chainworkers.worker_count(chainworkers.MIN_WORKER_BLOCKS - 1) == 0
 
 
 def test_the_time_estimate_is_25_us_a_row_plus_the_shuffles_passes(

@@ -43,6 +43,7 @@ from ..params import exact_fraction, inverse_natural, short_fraction, short_int
 from ..resources import gmp_seconds, require_time
 from .basic import noisy_counts
 from .blanketchain import BlanketChain, slack_bits, uniform_keys
+from .chainworkers import chain_blocks
 from .keepheavy import check_sparse_universe
 from .mechanisms import HistogramMechanism, check_noise, sample_accuracy
 from .release import PartialHistogram
@@ -142,7 +143,7 @@ def blanket_histogram(
     noisy = noisy_counts(sampler, counts, counts, rng)
     discard(rng, d, n - len(counts))
     released = [(x, c) for x, c in noisy if c > threshold]
-    size = chain.sample(rng)
+    size = chain.sample(rng, chain_blocks(chain))  # every threshold, on every core
     last = chain.steps - 1
     keys = uniform_keys(rng, universe_size, last if size is None else size, last)
     empty = sorted(x for x in keys if x not in counts)

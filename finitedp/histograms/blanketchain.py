@@ -13,7 +13,7 @@ Used by :mod:`finitedp.histograms.blanket`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
 
 import gmpy2
@@ -94,7 +94,19 @@ class BlanketChain:
         h: the factor ``1 + 2^-h`` per step.
     """
 
-    __slots__ = ("_c_hi", "_c_lo", "_kept", "_last", "_n_bits", "_universe", "g", "h", "w")
+    __slots__ = (
+        "_c_hi",
+        "_c_lo",
+        "_d",
+        "_kept",
+        "_last",
+        "_n_bits",
+        "_tail",
+        "_universe",
+        "g",
+        "h",
+        "w",
+    )
 
     def __init__(self, universe_size: int, tail: int, d: int, last: int, h: int) -> None:
         if not (0 < tail < d and universe_size * tail < d - tail):
@@ -104,6 +116,7 @@ class BlanketChain:
                 f"0 < A and N A < d - A (an expected blanket below 1)"
             )
         self._universe, self._last, self.h = universe_size, last, h
+        self._tail, self._d = tail, d
         # rho_last is the smallest rho, so r_j >= rho_last (1 - rho_0) >= rho_last / 2.
         num, den = (universe_size - last) * tail, (last + 1) * (d - tail)
         low_bits = max(0, den.bit_length() - num.bit_length()) + 2  # 2^-low_bits < rho_last / 2
@@ -115,6 +128,26 @@ class BlanketChain:
         self._c_lo, self._c_hi = c_lo, c_lo + (1 if rem else 0)
         # One block's thresholds are public and small: kept, computed once.
         self._kept = self.thresholds(0, last + 1) if last < BLOCK else None
+
+    def parameters(self) -> dict[str, int]:
+        """The five integers the chain is made of (:meth:`from_parameters` makes it again)."""
+        return {
+            "universe": self._universe,
+            "tail": self._tail,
+            "d": self._d,
+            "last": self._last,
+            "h": self.h,
+        }
+
+    @classmethod
+    def from_parameters(cls, found: Mapping[str, object]) -> BlanketChain:
+        """The chain of :meth:`parameters` (integers, or their decimal strings)."""
+        names = ("universe", "tail", "d", "last", "h")
+        values = [found[name] for name in names]
+        if not all(isinstance(v, int | str) and not isinstance(v, bool) for v in values):
+            raise ParameterError(f"chain: {names} must be integers")
+        universe, tail, d, last, h = (int(v) for v in values)  # type: ignore[call-overload]
+        return cls(universe, tail, d, last, h)
 
     @property
     def steps(self) -> int:
@@ -184,14 +217,17 @@ class BlanketChain:
         for start in range(0, self._last + 1, BLOCK):
             yield start, self.thresholds(start, min(start + BLOCK, self._last + 1))
 
-    def sample(self, rng: RandomSource) -> int | None:
+    def sample(
+        self, rng: RandomSource, blocks: Iterable[tuple[int, list[int]]] | None = None
+    ) -> int | None:
         """``|B|``, or ``None`` above ``L``: exactly ``L + 1`` draws in ``[1, 2^G]``.
 
         Every block's thresholds are computed whatever the outcome, so the work does
-        not follow ``|B|``; draws after the stop are consumed, not compared.
+        not follow ``|B|``; draws after the stop are consumed, not compared.  ``blocks``:
+        the thresholds as :meth:`blocks` gives them, made elsewhere (worker processes).
         """
         size, alive, domain = 0, True, self.domain
-        for _, block in self.blocks():
+        for _, block in self.blocks() if blocks is None else blocks:
             if not alive:
                 discard(rng, domain, len(block))
                 continue
