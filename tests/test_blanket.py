@@ -12,7 +12,6 @@ Laws checked exactly:
 from __future__ import annotations
 
 import re
-import sys
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -376,34 +375,36 @@ def test_blocks_cover_the_chain_as_spec_says() -> None:
     assert (g, w) == (chain.g, chain.w) and joined == spec
 
 
-def test_worker_processes_give_every_block_in_order_and_fail_over_to_this_one(
+def test_a_later_block_is_computed_only_if_the_chain_reaches_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Two workers, three blocks: the blocks ``thresholds`` makes here, in
-    order; the same when a worker cannot start, exits at once, or writes bytes that are
-    not a block (each block it owed is made here); a sample from them is the serial one,
-    draw for draw."""
-    from finitedp.histograms import chainworkers
+    """Three blocks.  A seeded sample stops in block 0 and computes no other block; a
+    tape of draws at 1 (every step goes on) through block 1 computes block 1 and stops
+    at its first draw above the threshold; the calls are ``L + 1`` draws in
+    ``[1, 2^G]`` either way, and the size is the serial definition's."""
+    from finitedp.histograms import blanketchain
+    from finitedp.histograms.blanketchain import late_block_bound
 
     chain = BlanketChain(2**64, 3, 2**75, 2 * BLOCK + 77, 30)
-    expected = list(chain.blocks())
-    assert [start for start, _ in expected] == [0, BLOCK, 2 * BLOCK]
-    assert list(chainworkers.worker_blocks(chain, BLOCK, 2)) == expected
-    assert BlanketChain.from_parameters(chain.parameters()).parameters() == chain.parameters()
-    broken = {
-        "exits": [sys.executable, "-c", "import sys; sys.exit(3)"],
-        "garbage": [sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'\\0' * 8 + b'x')"],
-        "missing": ["/nonexistent/python"],
-    }
-    for command in broken.values():
-        monkeypatch.setattr(chainworkers, "_command", lambda c=command: c)
-        assert list(chainworkers.worker_blocks(chain, BLOCK, 2)) == expected
-    monkeypatch.undo()
-    serial, parallel = RecordingSource(SeededSource(b"w")), RecordingSource(SeededSource(b"w"))
-    blocks = chainworkers.worker_blocks(chain, BLOCK, 2)
-    assert chain.sample(parallel, blocks) == chain.sample(serial)
-    assert parallel.tape == serial.tape and len(serial.tape) == chain.steps
-    assert chainworkers.worker_count(chainworkers.MIN_WORKER_BLOCKS - 1) == 0
+    every = [a for _, block in chain.blocks() for a in block]
+    computed: list[int] = []
+    original = BlanketChain.thresholds
+
+    def counted(self: BlanketChain, start: int, stop: int) -> list[int]:
+        computed.append(start)
+        return original(self, start, stop)
+
+    monkeypatch.setattr(BlanketChain, "thresholds", counted)
+    recorder = RecordingSource(SeededSource(b"late"))
+    size = chain.sample(recorder)
+    assert computed == [] and size is not None and size < BLOCK
+    assert [d for d, _ in recorder.tape] == [chain.domain] * chain.steps
+    stop = BLOCK + 5  # the first draw above its threshold
+    tape = [(chain.domain, 1)] * stop + [(chain.domain, every[stop] + 1)]
+    tape += [(chain.domain, chain.domain)] * (chain.steps - stop - 1)
+    assert chain.sample(ReplaySource(tape)) == stop and computed == [BLOCK]
+    assert every[stop] + 1 <= chain.domain and all(a >= 1 for a in every[:stop])
+    assert late_block_bound() > 205_000 and blanketchain.BLOCK == BLOCK == 1 << 14
 
 
 def test_the_time_estimate_is_25_us_a_row_plus_the_shuffles_passes(

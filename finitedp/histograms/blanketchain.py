@@ -13,8 +13,9 @@ Used by :mod:`finitedp.histograms.blanket`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
+from math import factorial
 
 import gmpy2
 
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_SLACK_BITS",
     "BlanketChain",
     "CertificationError",
+    "late_block_bound",
     "slack_bits",
     "uniform_keys",
 ]
@@ -98,7 +100,7 @@ class BlanketChain:
         "_c_hi",
         "_c_lo",
         "_d",
-        "_kept",
+        "_first",
         "_last",
         "_n_bits",
         "_tail",
@@ -126,8 +128,8 @@ class BlanketChain:
         shift = self.w + self._n_bits
         c_lo, rem = divmod(gmpy2.mpz(tail) << shift, gmpy2.mpz(d - tail))
         self._c_lo, self._c_hi = c_lo, c_lo + (1 if rem else 0)
-        # One block's thresholds are public and small: kept, computed once.
-        self._kept = self.thresholds(0, last + 1) if last < BLOCK else None
+        # Block 0's thresholds are public and small: kept, computed once.
+        self._first = self.thresholds(0, min(BLOCK, last + 1))
 
     def parameters(self) -> dict[str, int]:
         """The five integers the chain is made of (:meth:`from_parameters` makes it again)."""
@@ -211,33 +213,51 @@ class BlanketChain:
 
     def blocks(self) -> Iterator[tuple[int, list[int]]]:
         """``(start, thresholds)`` for consecutive blocks of at most :data:`BLOCK` steps."""
-        if self._kept is not None:
-            yield 0, self._kept
-            return
         for start in range(0, self._last + 1, BLOCK):
-            yield start, self.thresholds(start, min(start + BLOCK, self._last + 1))
+            yield start, self._block(start)
 
-    def sample(
-        self, rng: RandomSource, blocks: Iterable[tuple[int, list[int]]] | None = None
-    ) -> int | None:
+    def _block(self, start: int) -> list[int]:
+        if start == 0:
+            return self._first
+        return self.thresholds(start, min(start + BLOCK, self._last + 1))
+
+    def sample(self, rng: RandomSource) -> int | None:
         """``|B|``, or ``None`` above ``L``: exactly ``L + 1`` draws in ``[1, 2^G]``.
 
-        Every block's thresholds are computed whatever the outcome, so the work does
-        not follow ``|B|``; draws after the stop are consumed, not compared.  ``blocks``:
-        the thresholds as :meth:`blocks` gives them, made elsewhere (worker processes).
+        Draws after the stop are consumed, not compared.  Block 0's thresholds (the
+        first :data:`BLOCK` steps, kept) are compared on every call; a later block's
+        are computed only if the chain is still going at its start, that is if
+        ``|B| >= 2^14``: each ``a_j / 2^G <= r_j``, so under the sampled law that
+        chance is at most the binomial's ``Pr[|B| >= 2^14] <= 2/(2^14)! < 2^-205000``
+        (:func:`late_block_bound`).  So the work is block 0's and the draws',
+        whatever ``|B|`` is, except in that event, and at most every block's.
         """
         size, alive, domain = 0, True, self.domain
-        for _, block in self.blocks() if blocks is None else blocks:
+        for start in range(0, self._last + 1, BLOCK):
+            count = min(BLOCK, self._last + 1 - start)
             if not alive:
-                discard(rng, domain, len(block))
+                discard(rng, domain, count)
                 continue
-            us = draws(rng, domain, len(block))
+            block = self._block(start)
+            us = draws(rng, domain, count)
             for u, a in zip(us, block, strict=True):
                 if u > a:
                     alive = False
                     break
                 size += 1
         return None if alive else size
+
+
+def late_block_bound() -> int:
+    """``e`` with ``2/(2^14)! < 2^-e``: the chance, under any chain's sampled law, that
+    :meth:`BlanketChain.sample` computes a block after the first.
+
+    ``Pr[|B| >= K] = sum_(k >= K) C(N, k) p^k (1 - p)^(N - k) <= sum_(k >= K)
+    lambda^k / k! <= (1/K!) sum_i (K + 1)^-i <= 2/K!`` for ``lambda = N p < 1`` (the
+    chain refuses ``N A >= d - A``), and the sampled chain goes on at step ``j`` with
+    probability ``a_j / 2^G <= r_j``, the binomial's own.
+    """
+    return factorial(BLOCK).bit_length() - 2
 
 
 def uniform_keys(rng: RandomSource, universe_size: int, count: int, calls: int) -> list[int]:
