@@ -53,6 +53,15 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_buffers_after_fork)
 
 
+def _all_ones_heads(words: Any) -> Any:
+    """The rows of a ``uint8`` matrix of words whose first 8 bytes are all ``0xff`` (the
+    only words a domain's ``limit`` can reject): the first byte sifts, then the rest."""
+    import numpy
+
+    rows = numpy.flatnonzero(words[:, 0] == 255)
+    return rows[(words[rows, :8] == 255).all(axis=1)]
+
+
 def _short_draws(block: bytes, d: int, width: int, limit: int) -> list[int]:
     """``x mod d + 1`` of each accepted word ``x < limit`` of a block of ``width``-byte
     words (``8 <= width <= 16``: ``d <= 2^64``), in order: the mapping of
@@ -68,7 +77,7 @@ def _short_draws(block: bytes, d: int, width: int, limit: int) -> list[int]:
 
     words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
     keep = numpy.ones(len(words), dtype=numpy.bool_)
-    for i in numpy.flatnonzero((words[:, :8] == 255).all(axis=1)).tolist():
+    for i in _all_ones_heads(words).tolist():
         keep[i] = int.from_bytes(block[i * width : (i + 1) * width], "big") < limit
     low = numpy.ascontiguousarray(words[:, width - 8 :]).view(">u8").ravel().astype(numpy.uint64)
     wide = numpy.zeros((len(words), 8), dtype=numpy.uint8)
@@ -258,7 +267,7 @@ class SystemRandomSource:
             block = self._read_words(width, count - accepted)
             words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
             rows = len(words)
-            for i in numpy.flatnonzero((words[:, :8] == 255).all(axis=1)).tolist():
+            for i in _all_ones_heads(words).tolist():
                 if int.from_bytes(block[i * width : (i + 1) * width], "big") >= limit:
                     rows -= 1
             accepted += rows
@@ -286,7 +295,7 @@ class SystemRandomSource:
                 block = self._read_words(width, same - accepted)
                 words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
                 rejected = 0
-                for row in numpy.flatnonzero((words[:, :8] == 255).all(axis=1)).tolist():
+                for row in _all_ones_heads(words).tolist():
                     span, domain = 1 << (8 * width), d - accepted - row + rejected
                     word = int.from_bytes(block[row * width : (row + 1) * width], "big")
                     if word >= span - span % domain:
