@@ -13,7 +13,7 @@ Used by :mod:`finitedp.histograms.blanket`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from fractions import Fraction
 from math import factorial
 
@@ -86,7 +86,9 @@ class BlanketChain:
     by block so that memory stays ``O(BLOCK)``; every bracket is certified in
     integers, so the guarantee does not rest on a rounding analysis.
 
-    Complexity: ``O(L)`` operations on integers of ``O(W + bits(N))`` bits.
+    Complexity: a sample makes ``L + 1`` draws and compares them with block 0's kept
+    thresholds (``O(BLOCK)`` operations on integers of ``O(W + bits(N))`` bits, once);
+    ``O(L)`` such operations only if ``|B|`` reaches ``2^14`` (:meth:`sample`).
 
     Args:
         universe_size: ``N = |X|``.
@@ -99,11 +101,9 @@ class BlanketChain:
     __slots__ = (
         "_c_hi",
         "_c_lo",
-        "_d",
         "_first",
         "_last",
         "_n_bits",
-        "_tail",
         "_universe",
         "g",
         "h",
@@ -118,7 +118,6 @@ class BlanketChain:
                 f"0 < A and N A < d - A (an expected blanket below 1)"
             )
         self._universe, self._last, self.h = universe_size, last, h
-        self._tail, self._d = tail, d
         # rho_last is the smallest rho, so r_j >= rho_last (1 - rho_0) >= rho_last / 2.
         num, den = (universe_size - last) * tail, (last + 1) * (d - tail)
         low_bits = max(0, den.bit_length() - num.bit_length()) + 2  # 2^-low_bits < rho_last / 2
@@ -130,26 +129,6 @@ class BlanketChain:
         self._c_lo, self._c_hi = c_lo, c_lo + (1 if rem else 0)
         # Block 0's thresholds are public and small: kept, computed once.
         self._first = self.thresholds(0, min(BLOCK, last + 1))
-
-    def parameters(self) -> dict[str, int]:
-        """The five integers the chain is made of (:meth:`from_parameters` makes it again)."""
-        return {
-            "universe": self._universe,
-            "tail": self._tail,
-            "d": self._d,
-            "last": self._last,
-            "h": self.h,
-        }
-
-    @classmethod
-    def from_parameters(cls, found: Mapping[str, object]) -> BlanketChain:
-        """The chain of :meth:`parameters` (integers, or their decimal strings)."""
-        names = ("universe", "tail", "d", "last", "h")
-        values = [found[name] for name in names]
-        if not all(isinstance(v, int | str) and not isinstance(v, bool) for v in values):
-            raise ParameterError(f"chain: {names} must be integers")
-        universe, tail, d, last, h = (int(v) for v in values)  # type: ignore[call-overload]
-        return cls(universe, tail, d, last, h)
 
     @property
     def steps(self) -> int:
