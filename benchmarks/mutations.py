@@ -268,10 +268,17 @@ MUTATIONS = (
         ("tests/test_alp_checker.py",),
     ),
     Mutation(
-        "finitedp/systemsource.py",
-        "def _short_draws",
-        "block[i * width : (i + 1) * width], \"big\") < limit",
-        "block[i * width : (i + 1) * width], \"big\") <= limit",
+        "finitedp/shortdraws.py",
+        "def short_offsets",
+        'block[i * width : (i + 1) * width], "big") < limit',
+        'block[i * width : (i + 1) * width], "big") <= limit',
+        ("tests/test_oracle.py",),
+    ),
+    Mutation(
+        "finitedp/shortdraws.py",
+        "def _corrected",
+        "for _ in range(2):",
+        "for _ in range(1):",
         ("tests/test_oracle.py",),
     ),
     Mutation(

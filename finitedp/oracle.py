@@ -41,7 +41,7 @@ from __future__ import annotations
 import numbers
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import OracleError, TapeError
 from .params import short_int
@@ -63,6 +63,7 @@ __all__ = [
     "discard_descending",
     "draw",
     "draw_compared",
+    "draw_offsets",
     "draws",
     "draws_shifted",
     "uniform_value",
@@ -194,6 +195,23 @@ def draws(rng: RandomSource, d: int, count: int) -> list[int]:
     out = list(bulk(d, count))
     if len(out) != count or (out and not (min(out) >= 1 and max(out) <= d)):
         raise OracleError(f"{type(rng).__name__}.uniform_many broke the uniform(d) contract")
+    return out
+
+
+def draw_offsets(rng: RandomSource, d: int, count: int) -> Any:
+    """``u - 1`` of ``count`` calls ``uniform(d)`` (``d <= 2^64``) as a ``uint64`` array,
+    from a source that makes them so (``uniform_many_offsets``: the system and seeded
+    sources, the same bytes and values as the calls one by one); ``None`` from any other
+    source, which is not called (the caller makes the calls through :func:`draws`, so a
+    tape records each)."""
+    bulk = getattr(rng, "uniform_many_offsets", None)
+    if bulk is None:
+        return None
+    out = bulk(d, count)
+    if len(out) != count or (count and int(out.max()) >= d):
+        raise OracleError(
+            f"{type(rng).__name__}.uniform_many_offsets broke the uniform(d) contract"
+        )
     return out
 
 

@@ -175,24 +175,34 @@ class SeededSource:
             self._rounds(high, low, high - low + 1, None)
             done += high - low + 1
 
-    def _rounds(self, high: int, low: int, count: int, out: list[int] | None) -> None:
+    def _rounds(
+        self, high: int, low: int, count: int, out: list[int] | None, parts: list[Any] | None = None
+    ) -> None:
         """``count`` accepted rounds, the ``c``-th (from 0) answering ``uniform(high - c)``
         (``high == low`` for one domain; ``high - count + 1 >= low``, one bit length);
-        each value appended to ``out`` when it is given."""
+        each value appended to ``out`` when it is given, or with ``parts`` (``high <=
+        2^64``) each ``u - 1`` as ``uint64`` arrays appended to it."""
         high, low = check_domain(high), check_domain(low)
         if count <= 0 or high == 1:
             if out is not None:
                 out.extend([1] * max(count, 0))
+            if parts is not None:
+                import numpy
+
+                parts.append(numpy.zeros(max(count, 0), dtype=numpy.uint64))
             return
         k = (high - 1).bit_length()
         width = (k + 7) // 8
         step = int(high > low)  # 0: one domain; 1: the c-th call's domain is high - c
         if count < 16 or (high > low and (high - low) << 6 > high):
             # Few calls, or domains far apart for their size: one round at a time.
-            for c in range(count):
-                u = self.uniform(high - step * c)
-                if out is not None:
-                    out.append(u)
+            found = [self.uniform(high - step * c) for c in range(count)]
+            if out is not None:
+                out.extend(found)
+            if parts is not None:
+                import numpy
+
+                parts.append(numpy.array([u - 1 for u in found], dtype=numpy.uint64))
             return
         import numpy
 
@@ -235,15 +245,34 @@ class SeededSource:
                 used = rounds
             self._position = start + used * width
             done += len(accepted)
+            if parts is not None:  # high <= 2^64: width <= 8, each x is its head
+                parts.append(heads[accepted])
             if out is None:
                 continue
-            if width <= 8:
+            if width <= 8 and k < 64:
                 out.extend((heads[accepted] + numpy.uint64(1)).tolist())
+            elif width <= 8:  # u = 2^64 (d = 2^64) is no uint64: one is added here
+                out.extend([x + 1 for x in heads[accepted].tolist()])
             else:
                 out.extend(
                     (int.from_bytes(buffer[at : at + width], "big") & mask) + 1
                     for at in (start + width * accepted).tolist()
                 )
+
+    def uniform_many_offsets(self, d: int, count: int) -> Any:
+        """``count`` calls ``uniform(d)`` for ``d <= 2^64``, each ``u - 1`` in a ``uint64``
+        array: the same bytes and values as the calls one by one.
+
+        Raises:
+            ParameterError: ``d`` above ``2^64``.
+        """
+        import numpy
+
+        if check_domain(d) > 1 << 64:
+            raise ParameterError(f"d: got a {d.bit_length()}-bit number; at most 2^64")
+        parts: list[Any] = []
+        self._rounds(d, d, count, None, parts)
+        return numpy.concatenate(parts) if parts else numpy.zeros(0, dtype=numpy.uint64)
 
     def uniform_many_words(self, d: int, count: int) -> Any:
         """``count`` calls ``uniform(d)`` for ``d = 2^(64 w)``, each ``u - 1`` as ``w``

@@ -21,6 +21,7 @@ from typing import Any
 
 from .errors import OracleError, ParameterError
 from .prefixdraw import PrefixBatch, PrefixDraw, PrefixPlan
+from .shortdraws import all_ones_heads, short_offsets
 
 __all__ = ["RESEED_BYTES", "ChaChaSource", "SystemRandomSource", "check_domain"]
 
@@ -51,44 +52,6 @@ def _forget_buffers_after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_buffers_after_fork)
-
-
-def _all_ones_heads(words: Any) -> Any:
-    """The rows of a ``uint8`` matrix of words whose first 8 bytes are all ``0xff`` (the
-    only words a domain's ``limit`` can reject): the first byte sifts, then the rest."""
-    import numpy
-
-    rows = numpy.flatnonzero(words[:, 0] == 255)
-    return rows[(words[rows, :8] == 255).all(axis=1)]
-
-
-def _short_draws(block: bytes, d: int, width: int, limit: int) -> list[int]:
-    """``x mod d + 1`` of each accepted word ``x < limit`` of a block of ``width``-byte
-    words (``8 <= width <= 16``: ``d <= 2^64``), in order: the mapping of
-    :meth:`SystemRandomSource.uniform`, word by word, in numpy.
-
-    A word is rejected only if its top 8 bytes are all ``0xff`` (``limit``'s are, see
-    :meth:`SystemRandomSource.discard_many`): only those are compared in full.  Each
-    word is ``x = h 2^64 + l``; for ``d <= 2^32`` (so ``h < 2^32``)
-    ``x mod d = ((h mod d)(2^64 mod d) + l mod d) mod d`` stays within ``uint64``;
-    a larger ``d`` takes ``h`` and ``l`` as Python integers.
-    """
-    import numpy
-
-    words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
-    keep = numpy.ones(len(words), dtype=numpy.bool_)
-    for i in _all_ones_heads(words).tolist():
-        keep[i] = int.from_bytes(block[i * width : (i + 1) * width], "big") < limit
-    low = numpy.ascontiguousarray(words[:, width - 8 :]).view(">u8").ravel().astype(numpy.uint64)
-    wide = numpy.zeros((len(words), 8), dtype=numpy.uint8)
-    wide[:, 16 - width :] = words[:, : width - 8]
-    high = wide.view(">u8").ravel().astype(numpy.uint64)
-    if d <= 1 << 32:
-        m = numpy.uint64(d)
-        values = ((high % m) * numpy.uint64((1 << 64) % d) % m + low % m) % m + numpy.uint64(1)
-        return list(values[keep].tolist())
-    highs, lows = high[keep].tolist(), low[keep].tolist()
-    return [((h << 64) | x) % d + 1 for h, x in zip(highs, lows, strict=True)]
 
 
 class SystemRandomSource:
@@ -206,7 +169,10 @@ class SystemRandomSource:
         while len(out) < count:
             block = self._read_words(width, count - len(out))
             if width <= 16:  # d <= 2^64: the words in numpy, no Python loop per draw
-                out.extend(_short_draws(block, d, width, limit))
+                found = short_offsets(block, d, width, limit)
+                out.extend(
+                    [v + 1 for v in found.tolist()] if d == 1 << 64 else (found + 1).tolist()
+                )
                 continue
             for start in range(0, len(block), width):
                 x = int.from_bytes(block[start : start + width], "big")
@@ -220,6 +186,25 @@ class SystemRandomSource:
                     r -= d
                 out.append(r + 1)
         return out
+
+    def uniform_many_offsets(self, d: int, count: int) -> Any:
+        """``uniform_many(d, count)`` for ``d <= 2^64``, each draw as ``u - 1`` in a
+        ``uint64`` array: the same reads, the same rounds, the same values.
+
+        Raises:
+            ParameterError: ``d`` above ``2^64``.
+        """
+        import numpy
+
+        if check_domain(d) > 1 << 64:
+            raise ParameterError(f"d: got a {d.bit_length()}-bit number; at most 2^64")
+        _, width, limit = self._plan(d)
+        parts, got = [], 0
+        while got < count:
+            found = short_offsets(self._read_words(width, count - got), d, width, limit)
+            parts.append(found)
+            got += len(found)
+        return numpy.concatenate(parts) if parts else numpy.zeros(0, dtype=numpy.uint64)
 
     def uniform_many_words(self, d: int, count: int) -> Any:
         """``uniform_many(d, count)`` for ``d = 2^(64 w)``: each draw's ``u - 1`` as ``w``
@@ -267,7 +252,7 @@ class SystemRandomSource:
             block = self._read_words(width, count - accepted)
             words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
             rows = len(words)
-            for i in _all_ones_heads(words).tolist():
+            for i in all_ones_heads(words).tolist():
                 if int.from_bytes(block[i * width : (i + 1) * width], "big") >= limit:
                     rows -= 1
             accepted += rows
@@ -295,7 +280,7 @@ class SystemRandomSource:
                 block = self._read_words(width, same - accepted)
                 words = numpy.frombuffer(block, dtype=numpy.uint8).reshape(-1, width)
                 rejected = 0
-                for row in _all_ones_heads(words).tolist():
+                for row in all_ones_heads(words).tolist():
                     span, domain = 1 << (8 * width), d - accepted - row + rejected
                     word = int.from_bytes(block[row * width : (row + 1) * width], "big")
                     if word >= span - span % domain:

@@ -21,12 +21,12 @@ from types import SimpleNamespace
 import gmpy2
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import finitedp.systemsource as systemsource
 from finitedp import FastSample
-from finitedp.errors import FiniteDPError, OracleError, TapeError
+from finitedp.errors import FiniteDPError, OracleError, ParameterError, TapeError
 from finitedp.oracle import (
     RandomSource,
     RecordingSource,
@@ -1120,5 +1120,57 @@ def test_short_domains_in_bulk_are_the_mapping_word_by_word(d: int) -> None:
     expected = [x % d + 1 for x in words if x < limit][:600]
     source = Fixed(data)
     assert source.uniform_many(d, 600) == expected
+    offsets = Fixed(data)
+    assert offsets.uniform_many_offsets(d, 600).tolist() == [u - 1 for u in expected]
+    assert offsets.at == source.at
     last = [i for i, x in enumerate(words) if x < limit][599]
     assert source.at == (last + 1) * width  # one more word read per rejected one
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=(1 << 32) + 1, max_value=(1 << 64) - 1),
+    st.lists(st.tuples(st.integers(0, (1 << 64) - 1), st.integers(0, (1 << 64) - 1)), min_size=1),
+)
+def test_wide_mod_is_the_remainder_of_128_by_64_bits(d: int, pairs: list[tuple[int, int]]) -> None:
+    """Algorithm D on 32-bit digits in ``uint64`` arrays: Python's remainder, also at the
+    corrections' edges (``high = d - 1``, all-ones words, divisors next to a power of 2)."""
+    import numpy as np
+
+    from finitedp.shortdraws import wide_mod
+
+    edges = [(d - 1, (1 << 64) - 1), (d - 1, 0), (0, d - 1), (0, (1 << 64) - 1)]
+    rows = [(h % d, low) for h, low in pairs] + edges
+    high = np.array([h for h, _ in rows], dtype=np.uint64)
+    low = np.array([x for _, x in rows], dtype=np.uint64)
+    assert wide_mod(high, low, d).tolist() == [((h << 64) | x) % d for h, x in rows]
+
+
+@pytest.mark.parametrize("d", [(1 << 32) + 1, (1 << 33) - 1, (1 << 63) - 25, (1 << 63) + 1, 3**40])
+def test_wide_mod_at_many_random_words(d: int) -> None:
+    import numpy as np
+
+    from finitedp.shortdraws import wide_mod
+
+    rng = np.random.default_rng(d % 1000)
+    high = rng.integers(0, 1 << 63, size=20_000, dtype=np.uint64) % np.uint64(d)
+    low = rng.integers(0, 1 << 63, size=20_000, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    want = [((h << 64) | x) % d for h, x in zip(high.tolist(), low.tolist(), strict=True)]
+    assert wide_mod(high, low, d).tolist() == want
+
+
+def test_seeded_offsets_are_the_draws_less_one_and_2_to_64_does_not_wrap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``uniform_many_offsets`` of the seeded stream is ``uniform_many`` less one, byte for
+    byte; at ``d = 2^64`` an all-ones word is ``u = 2^64``, not 0 (numpy would wrap)."""
+    for d in (1, 6, 1000, (1 << 32) + 7, 5**27, 1 << 64):
+        assert SeededSource(b"o").uniform_many_offsets(d, 300).tolist() == [
+            u - 1 for u in SeededSource(b"o").uniform_many(d, 300)
+        ]
+    monkeypatch.setattr(SeededSource, "_squeeze", lambda self, count: b"\xff" * count)
+    assert SeededSource(b"o").uniform_many(1 << 64, 40) == [1 << 64] * 40
+    assert SeededSource(b"o").uniform_many_offsets(1 << 64, 40).tolist() == [(1 << 64) - 1] * 40
+    monkeypatch.undo()
+    with pytest.raises(ParameterError, match="at most 2\\^64"):
+        SeededSource(b"o").uniform_many_offsets((1 << 64) + 1, 1)

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ParameterError
-from ..oracle import RandomSource, draw, draws
+from ..oracle import RandomSource, draw, draw_offsets, draws
 from ..params import short_int
 
 __all__ = ["digits_per_draw", "flip_draws", "flip_mask", "rand_round", "rand_round_padded"]
@@ -169,9 +169,11 @@ def flip_packed(
     done = 0  # draws handled
     while done < full:
         block = min(_BLOCK_DRAWS, full - done)
-        values = draws(rng, base**r, block)
         start = done * r
-        if base**r < _WORD and type(values[0]) is int:
+        offsets = draw_offsets(rng, base**r, block)  # u - 1 in uint64, from the bytes
+        if offsets is not None:
+            bits = _table_flips(offsets, r, flips, base)
+        elif base**r < _WORD and type((values := draws(rng, base**r, block))[0]) is int:
             bits = _table_flips(np.array(values, dtype=np.uint64) - np.uint64(1), r, flips, base)
         else:  # symbolic draws (the checker), or base^r = 2^64 (B a power of two)
             bits = np.zeros(block * r, dtype=np.bool_)
