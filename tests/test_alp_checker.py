@@ -78,6 +78,23 @@ def test_flip_mask_is_a_product_of_exact_bernoullis() -> None:
     assert len(law) == 16
 
 
+@pytest.mark.parametrize("base", [4, 5, 7, (1 << 64) + 3])
+def test_flip_mask_from_offsets_is_the_flips_of_the_tape(base: int) -> None:
+    """The seeded source hands ``u - 1`` as ``uint64`` (``draw_offsets``), a recording
+    source hands ints: the same flips for ``base^r`` below, at (``4^32 = 2^64``) and above
+    ``2^64`` (``r = 1``), and the recording's domains are the calls'."""
+    from finitedp.alp.randomized import digits_per_draw
+    from finitedp.oracle import RecordingSource, SeededSource
+
+    r = digits_per_draw(base)
+    count = 3 * r + 2
+    recorder = RecordingSource(SeededSource(b"offsets"))
+    by_ints = flip_mask(count, 1, base, recorder)
+    assert flip_mask(count, 1, base, SeededSource(b"offsets")).tolist() == by_ints.tolist()
+    full, rest = divmod(count, r)
+    assert [d for d, _ in recorder.tape] == [base**r] * full + ([base**rest] if rest else [])
+
+
 def test_flip_mask_chunks_and_paths_agree() -> None:
     # base 5: 27 digits per draw; 60 positions are draws of 5^27, 5^27 and 5^6.
     from finitedp.oracle import RecordingSource, ReplaySource, SeededSource

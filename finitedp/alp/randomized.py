@@ -169,16 +169,21 @@ def flip_packed(
     done = 0  # draws handled
     while done < full:
         block = min(_BLOCK_DRAWS, full - done)
-        start = done * r
-        offsets = draw_offsets(rng, base**r, block)  # u - 1 in uint64, from the bytes
+        start, d = done * r, base**r
+        # u - 1 as uint64 straight from the bytes, where the source makes them so
+        offsets = draw_offsets(rng, d, block) if d <= _WORD else None
         if offsets is not None:
             bits = _table_flips(offsets, r, flips, base)
-        elif base**r < _WORD and type((values := draws(rng, base**r, block))[0]) is int:
-            bits = _table_flips(np.array(values, dtype=np.uint64) - np.uint64(1), r, flips, base)
-        else:  # symbolic draws (the checker), or base^r = 2^64 (B a power of two)
-            bits = np.zeros(block * r, dtype=np.bool_)
-            for c, u in enumerate(values):
-                _digits_into(bits, c * r, int(u) - 1, r, flips, base)
+        else:
+            values = draws(rng, d, block)
+            if d < _WORD and type(values[0]) is int:
+                bits = _table_flips(
+                    np.array(values, dtype=np.uint64) - np.uint64(1), r, flips, base
+                )
+            else:  # symbolic draws (the checker), or d = 2^64 (B a power of two), or B > 2^64
+                bits = np.zeros(block * r, dtype=np.bool_)
+                for c, u in enumerate(values):
+                    _digits_into(bits, c * r, int(u) - 1, r, flips, base)
         _xor_into(out, start, bits)
         done += block
     if rest:
