@@ -213,3 +213,28 @@ def test_threshold2_releases_an_entry_whose_draw_is_just_above_its_edge() -> Non
             if released:
                 assert got[7] == x + noise.values([u])[0] >= t
     assert noise.below(-3) == 0 and noise.below(4) == d  # j <= -R: always; j > R: never
+
+
+def test_threshold2_on_a_grid_releases_a_value_equal_to_t() -> None:
+    """Alg 9 step 4 keeps ``v >= t``: an entry ``t`` on the grid rounds to itself, a noise
+    draw of 0 (the least ``u`` above ``F(R, R - 1)``) gives ``v = t``, which is released;
+    the draw below gives ``t - 1``, which is not."""
+    from finitedp.alp.threshold import threshold2_on_grid
+    from finitedp.counting.twosided import ClampedGeometric
+    from finitedp.oracle import ReplaySource
+
+    noise, t, q = ClampedGeometric(1, 3), 4, 4
+    d, u = noise.d, noise.below(0) + 1
+    assert noise.values([u, u - 1]) == [0, -1]
+    for draw, released in ((u, True), (u - 1, False)):
+        got = threshold2_on_grid({5: F(t)}, noise, t, 1, q, ReplaySource([(q, 1), (d, draw)]))
+        assert got == ({5: t} if released else {})
+
+
+def test_grid_factor_refuses_a_contribution_off_the_grid_or_below_one_step() -> None:
+    from finitedp.alp.threshold import grid_factor
+
+    assert grid_factor(F(1), 2, 4) == ((1 + F(1, 4)) ** 8 - 1)
+    for c in (F(1, 3), F(5, 8), 0, F(-1, 4)):  # 4c not an integer, or below 1
+        with pytest.raises(ParameterError, match="multiple of the grid 1/4"):
+            grid_factor(F(1), c, 4)

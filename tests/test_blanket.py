@@ -375,6 +375,30 @@ def test_blocks_cover_the_chain_as_spec_says() -> None:
     assert (g, w) == (chain.g, chain.w) and joined == spec
 
 
+@pytest.mark.parametrize(
+    ("universe", "tail", "d", "last", "h"),
+    [
+        (2**10, 1, 2**20 + 1, 40, 20),  # d - A = 2^20 divides A 2^(W + nb): c_hi = c_lo
+        (6, 2, 45, 5, 16),  # the brackets start above N: rho_j = 0 for j >= N
+        (3, 1, 9, 2, 20),
+    ],
+)
+def test_thresholds_at_an_exact_division_and_past_the_universe_are_specs(
+    universe: int, tail: int, d: int, last: int, h: int
+) -> None:
+    """SPEC.md 2g's replayer on chains where ``c_hi = c_lo`` (the division is exact) and
+    where the brackets begin past ``N``: the same thresholds, value for value."""
+    import spec_replay_blanket
+
+    chain = BlanketChain(universe, tail, d, last, h)
+    g, w, spec = spec_replay_blanket.chain_thresholds(universe, tail, d, last, h)
+    assert (g, w) == (chain.g, chain.w)
+    assert [a for _, block in chain.blocks() for a in block] == spec
+    assert (
+        chain.steps + chain.w > universe or (tail << (w + universe.bit_length())) % (d - tail) == 0
+    )
+
+
 def test_a_later_block_is_computed_only_if_the_chain_reaches_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
