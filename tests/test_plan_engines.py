@@ -346,3 +346,26 @@ def test_rows_out_of_the_files_order_are_paired_by_a_sort(tmp_path: Path) -> Non
             patch.setattr(duckrows, "GAP_CHUNK_ROWS", 256)
             assert sql._gaps_streamed([1, 4], True) is None
         assert [g.pairs() for g in sql.gap_counts([1, 4])] == expected
+
+
+def test_norms_above_every_radius_take_the_top_level_and_half_steps_stay_in_place(
+    tmp_path: Path,
+) -> None:
+    """A row whose norm passes the largest radius is at the top level (the tree's last
+    leaf), as numpy says; a column on ``[-1/2, 10]`` by ``1/2`` (every integer a grid
+    point, the lower bound a fraction) is read in place with ``k = 2 v + 1``."""
+    data = np.array([[0, 0], [10, 10], [3, 4], [1, 2]])
+    path = tmp_path / "t.parquet"
+    _parquet(path, data)
+    half = [NumericColumn(f"c{i}", Fraction(-1, 2), Fraction(10), Fraction(1, 2)) for i in (0, 1)]
+    memory = ArrayStatistics([2 * data[:, i] + 1 for i in (0, 1)])
+    with opened_input(str(path), "parquet") as source:
+        sql = duckdb_rows(source, half, Progress(False, 0))
+        assert not sql.copied  # in place: k = v * 2 + 1 in SQL
+        assert [sql.column_counts(i).pairs() for i in (0, 1)] == [
+            memory.column_counts(i).pairs() for i in (0, 1)
+        ]
+        for radii in ([1, 2], [3, 40, 41]):
+            got = sql.norm_counts([1, 1], [1, 1], radii).pairs()
+            assert got == memory.norm_counts([1, 1], [1, 1], radii).pairs()
+        assert sql.norm_counts([1, 1], [1, 1], [1, 2]).pairs() == [(0, 1), (1, 3)]
