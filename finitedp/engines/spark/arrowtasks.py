@@ -184,7 +184,7 @@ def within_sums(
     """The function ``mapInArrow`` runs on each partition of the indices for PLAN's
     clipped sums: the rows with ``||w||^2 <= edge`` (:func:`norm_words`), their count and
     each column's ``sum floor((2 w num + den)/(2 den))``, and the rows beyond, at most
-    ``cap`` of them kept (with their squared norm's two words), pickled in one record.
+    ``cap`` of them kept, pickled in one record.
 
     The caller has bounded every term by ``2^62 / chunk``: the sums are taken ``chunk``
     rows at a time in ``int64`` and added as Python integers.
@@ -199,7 +199,6 @@ def within_sums(
         kept, beyond = 0, 0
         sums = [0] * len(centre)
         rows: list[np.ndarray] = []
-        words: list[tuple[np.ndarray, np.ndarray]] = []
         for batch in batches:
             if not batch.num_rows:
                 continue
@@ -216,9 +215,8 @@ def within_sums(
             if count and beyond < cap:
                 take = np.flatnonzero(out)[: cap - beyond]
                 rows.append(np.stack([c[take] for c in columns], axis=1))
-                words.append((hi[take], lo[take]))
             beyond += count
-        blob = pickle.dumps((kept, sums, beyond, rows, words))
+        blob = pickle.dumps((kept, sums, beyond, rows))
         yield pa.RecordBatch.from_arrays([pa.array([blob], pa.binary())], ["b"])
 
     return summarise
@@ -226,8 +224,8 @@ def within_sums(
 
 def rows_beyond(centre: Sequence[int], scales: Sequence[int], edge: int) -> Any:
     """The function ``mapInArrow`` runs on each partition of the indices for the rows
-    with ``||w||^2 > edge``: each batch's such rows and their squared norms' two words,
-    pickled, one record per batch that has any."""
+    with ``||w||^2 > edge``: each batch's such rows, pickled, one record per batch that
+    has any."""
     edge_hi, edge_lo = edge >> 40, edge & ((1 << 40) - 1)
 
     def select(batches: Iterator[Any]) -> Iterator[Any]:
@@ -242,8 +240,7 @@ def rows_beyond(centre: Sequence[int], scales: Sequence[int], edge: int) -> Any:
             hi, lo = norm_words(columns, centre, scales)
             out = np.flatnonzero((hi > edge_hi) | ((hi == edge_hi) & (lo > edge_lo)))
             if len(out):
-                found = (np.stack([c[out] for c in columns], axis=1), hi[out], lo[out])
-                blob = pickle.dumps(found)
+                blob = pickle.dumps(np.stack([c[out] for c in columns], axis=1))
                 yield pa.RecordBatch.from_arrays([pa.array([blob], pa.binary())], ["b"])
 
     return select

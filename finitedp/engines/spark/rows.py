@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ...io.numeric import NumericColumn
-from ...statistics import GridCounts, ceil_sqrt, offset_division
+from ...statistics import GridCounts, ceil_sqrt, norm_bounds, offset_division
 from .arrowtasks import DENSE_POINTS, level_histograms, rows_beyond, summaries, within_sums
 from .columns import SparkStatistics
 
@@ -106,11 +106,6 @@ def _level_counts(frame: Any, value: str, bounds: Sequence[int], by: str | None)
 def _level(bounds: Sequence[int], key: tuple[int, int], below: int) -> int:
     """``#{b < v}`` for a value of this key with ``below`` of its key's bounds under it."""
     return bisect_left(bounds, _key_low(key)) + below
-
-
-def _norm_bounds(hi: np.ndarray, lo: np.ndarray) -> list[int]:
-    """``ceil(sqrt(s))`` of each squared norm given as two 40-bit words."""
-    return [ceil_sqrt((h << 40) + x) for h, x in zip(hi.tolist(), lo.tolist(), strict=True)]
 
 
 def _wide(value: int) -> str:
@@ -238,6 +233,11 @@ class SparkRows(SparkStatistics):
         """The largest ``|w| = |(k - m) P|`` an index ``k`` in ``[0, units]`` can make."""
         pairs = zip(self.columns, centre, scales, strict=True)
         return max(max(abs(m), abs(c.units - m)) * abs(p) for c, m, p in pairs)
+
+    @staticmethod
+    def _norm_bounds(rows: np.ndarray, centre: Sequence[int], scales: Sequence[int]) -> list[int]:
+        """Each row's ``ceil(||w||)`` (:func:`~finitedp.statistics.norm_bounds`)."""
+        return norm_bounds((rows - np.asarray(centre, np.int64)) * np.asarray(scales, np.int64))
 
     def _norms_in_arrow(self, centre: Sequence[int], scales: Sequence[int], top: int) -> bool:
         """Whether the norms are taken in the executors (:func:`~.arrowtasks.norm_words`):
@@ -402,7 +402,7 @@ class SparkRows(SparkStatistics):
         parts = [pickle.loads(blob) for (blob,) in self._in_arrow(task, "b binary").collect()]
         sums = [sum(part[1][i] for part in parts) for i in range(self.d)]
         if all(part[2] <= BEYOND_KEPT for part in parts):  # every row beyond is here
-            found = [(rows, words) for part in parts for rows, words in zip(*part[3:], strict=True)]
+            found = [rows for part in parts for rows in part[3]]
             self._beyond = ((tuple(centre), tuple(scales), within), found)
         return sums
 
@@ -412,16 +412,16 @@ class SparkRows(SparkStatistics):
         key, found = self._beyond or (None, [])
         self._beyond = None
         if key == (tuple(centre), tuple(scales), within):  # read with the sums
-            for rows, (hi, lo) in found:
-                yield rows, _norm_bounds(hi, lo)
+            for rows in found:
+                yield rows, self._norm_bounds(rows, centre, scales)
             return
         if self._norms_in_arrow(centre, scales, within * within):
             import pickle
 
             task = rows_beyond(list(centre), list(scales), within * within)
             for (blob,) in self._in_arrow(task, "b binary").toLocalIterator():
-                rows, hi, lo = pickle.loads(blob)
-                yield rows, _norm_bounds(hi, lo)
+                rows = pickle.loads(blob)
+                yield rows, self._norm_bounds(rows, centre, scales)
             return
         rows = self._scaled(centre, scales).filter(f"s > {_wide(within * within)}")
         block: list[list[int]] = []
