@@ -256,8 +256,8 @@ MUTATIONS = (
     Mutation(
         "finitedp/alp/threshold.py",
         "def threshold2(",
-        "noise.below(t - value)",
-        "noise.below(t - value + 1)",
+        "noise.below(t - v)",
+        "noise.below(t - v + 1)",
         ("tests/test_alp_checker.py", "tests/test_alp_threshold.py"),
     ),
     Mutation(

@@ -60,14 +60,23 @@ def rand_round(r: Fraction, q: int, rng: RandomSource) -> int:
     Raises:
         ParameterError: ``r * q`` is not an integer.
     """
+    whole, part = _split(r, q)
+    u = draw(rng, q)
+    return whole + 1 if u <= part else whole
+
+
+def _split(r: Fraction, q: int) -> tuple[int, int]:
+    """``(floor(r), (r - floor(r)) q)``: ``r`` rounds up when its draw is at most the second.
+
+    Raises:
+        ParameterError: ``r * q`` is not an integer.
+    """
     scaled = r * q
     if scaled.denominator != 1:
         raise ParameterError(
             f"r: got {r}; its denominator must divide the public q = {short_int(q)}"
         )
-    whole, part = divmod(scaled.numerator, q)
-    u = draw(rng, q)
-    return whole + 1 if u <= part else whole
+    return divmod(scaled.numerator, q)
 
 
 #: Rounding draws of :func:`rand_round_padded` made at a time.
@@ -89,14 +98,7 @@ def rand_round_padded(
     """
     if len(values) > calls:
         raise ParameterError(f"values: got {len(values)}; at most calls = {short_int(calls)}")
-    parts = []
-    for r in values:
-        scaled = r * q
-        if scaled.denominator != 1:
-            raise ParameterError(
-                f"r: got {r}; its denominator must divide the public q = {short_int(q)}"
-            )
-        parts.append(divmod(scaled.numerator, q))
+    parts = [_split(r, q) for r in values]
     out: list[int] = []
     for start in range(0, calls, _ROUND_BLOCK):
         us = draws(rng, q, min(_ROUND_BLOCK, calls - start))

@@ -204,19 +204,12 @@ def threshold2(
     if len(x) > k:
         raise ParameterError(f"x: has {len(x)} non-zero entries; k = {k}")
     keys, d = sorted(x), noise.d
-    edges: dict[int, int] = {}  # x_i -> F(R, t - x_i + R - 1)
-
-    def edge(value: int) -> int:
-        found = edges.get(value)
-        if found is None:
-            found = edges[value] = noise.below(t - value)
-        return found
-
+    edges = {v: noise.below(t - v) for v in set(x.values())}  # x_i -> F(R, t - x_i + R - 1)
     out: dict[int, int] = {}
     for start in range(0, k, THRESHOLD2_BLOCK):
         size = min(THRESHOLD2_BLOCK, k - start)
         block = keys[start : start + size]
-        bounds = [edge(x[i]) for i in block] + [d] * (size - len(block))
+        bounds = [edges[x[i]] for i in block] + [d] * (size - len(block))
         us = draws(rng, d, size)
         passed = [j for j, (u, e) in enumerate(zip(us, bounds, strict=True)) if u > e]
         noisy = noise.values([us[j] for j in passed])
