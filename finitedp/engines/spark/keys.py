@@ -23,7 +23,6 @@ that path's row reader (:mod:`finitedp.io.columns`).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from functools import partial
@@ -41,6 +40,7 @@ from ...io.universe import Universe
 from ...io.values import ValueColumn
 from ...resources import require_memory
 from .columns import read_frame, text_of
+from .session import map_in_arrow
 
 __all__ = ["file_counts", "file_stream", "file_sums"]
 
@@ -187,9 +187,7 @@ def file_stream(source: InputFile, column: str | None, universe: Universe) -> Ra
     )
 
     def chunks() -> Iterator[list[int]]:
-        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
-            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
-            blobs = frame.select(label.alias("label")).mapInArrow(_ranks(table), "ranks binary")
+        blobs = map_in_arrow(frame.select(label.alias("label")), _ranks(table), "ranks binary")
         for (blob,) in blobs.toLocalIterator():
             yield np.frombuffer(blob, dtype=np.int64).tolist()
 

@@ -28,7 +28,6 @@ Paper: Lebeda thesis Alg 17 (what is computed: :class:`~finitedp.statistics.RowS
 
 from __future__ import annotations
 
-import warnings
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -39,6 +38,7 @@ from ...io.numeric import NumericColumn
 from ...statistics import GridCounts, ceil_sqrt, norm_bounds, offset_division
 from .arrowtasks import DENSE_POINTS, level_histograms, rows_beyond, summaries, within_sums
 from .columns import SparkStatistics
+from .session import map_in_arrow
 
 __all__ = ["SparkRows"]
 
@@ -225,9 +225,7 @@ class SparkRows(SparkStatistics):
         """The frame of ``mapInArrow(task)`` over the indices ``k0, ...`` (every column an
         integer one mapped in place)."""
         rules = (f"{rule} AS k{i}" for i, rule in enumerate(self.index))
-        with warnings.catch_warnings():  # PySpark's about pandas versions: not ours to show
-            warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
-            return self.frame.selectExpr(*rules).mapInArrow(task, schema)
+        return map_in_arrow(self.frame.selectExpr(*rules), task, schema)
 
     def _widest(self, centre: Sequence[int], scales: Sequence[int]) -> int:
         """The largest ``|w| = |(k - m) P|`` an index ``k`` in ``[0, units]`` can make."""

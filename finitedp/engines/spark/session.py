@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -37,6 +38,7 @@ __all__ = [
     "GATEWAY_SECONDS",
     "JAVA_SECONDS",
     "check_java",
+    "map_in_arrow",
     "spark_log",
     "spark_refusal",
     "spark_session",
@@ -233,3 +235,11 @@ def _explanation(text: str) -> str:
         first = first.split(": ", 1)[1]  # the Java class name says nothing to a user
     first = first.split(" SQLSTATE", 1)[0]
     return first[:240]
+
+
+def map_in_arrow(frame: Any, task: Callable[..., Any], schema: str) -> Any:
+    """``frame.mapInArrow(task, schema)``, without PySpark's warning about pandas
+    versions (the executors' functions use pyarrow and numpy only: not ours to show)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
+        return frame.mapInArrow(task, schema)
